@@ -1,0 +1,407 @@
+/*
+ * check.c - the invariant checker, the state description and the canonical
+ * state encoding.
+ *
+ * Owns: qs_check_invariants (spec/memory.md S-INV-*), used by tests,
+ * `qsched --check-invariants`, the fuzz harnesses and the bounded model
+ * checker; qs_describe (divergence reports); qs_encode_state (state
+ * deduplication in the model checker).  Read-only over the core's state:
+ * every count is recomputed from the structures and compared with the
+ * incrementally kept one.
+ */
+#include <stdio.h>
+#include <stdarg.h>
+#include <string.h>
+#include "sched_int.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            return fail(err, errlen, __VA_ARGS__);                            \
+    } while (0)
+
+/* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows. */
+static int check_queue(const qs_sched *s, const qs_transport *t,
+                       const qs_queue *q, int64_t *busy_sum, char *err,
+                       size_t errlen)
+{
+    const qs_entry *e;
+    int64_t todo = 0, busy = 0;
+    int ready;
+    for (e = q->todo_head; e; e = e->qnext) {
+        CHECK(e->queue == q && e->handle == 0 && e->nrcpt >= 1,
+              "queue %s:%s: bad todo entry", t->name, q->name);
+        CHECK(t->dest_rcpt_limit == 0 || e->nrcpt <= t->dest_rcpt_limit,
+              "queue %s:%s: entry of %lld recipients exceeds the "
+              "destination recipient limit", t->name, q->name,
+              (long long)e->nrcpt);
+        todo++;
+    }
+    for (e = q->busy_head; e; e = e->qnext) {
+        CHECK(e->queue == q && e->handle > 0,
+              "queue %s:%s: bad busy entry", t->name, q->name);
+        CHECK(qs_map_get(&s->inflight, NULL, (uint64_t)e->handle) == e,
+              "queue %s:%s: busy entry D%lld not in flight", t->name,
+              q->name, (long long)e->handle);
+        busy++;
+    }
+    CHECK(todo == q->todo && busy == q->busy,
+          "queue %s:%s: todo/busy counts %lld/%lld, lists hold %lld/%lld",
+          t->name, q->name, (long long)q->todo, (long long)q->busy,
+          (long long)todo, (long long)busy);
+    CHECK(!q->dead || q->todo == 0,
+          "queue %s:%s: dead but has pending entries", t->name, q->name);
+    if (!q->dead) {
+        int hi = t->dest_conc_limit;
+        /* document profile: the initial window may exceed the limit until
+         * the first positive feedback clamps it (S-CON-5). */
+        if (s->profile == QS_PROFILE_DOCUMENT && t->init_conc > hi)
+            hi = t->init_conc;
+        CHECK(q->window >= 1 && (hi == 0 || q->window <= hi),
+              "queue %s:%s: window %d outside [1, %d]", t->name, q->name,
+              q->window, hi);
+    }
+    ready = !q->dead && q->window > q->busy && q->todo > 0;
+    CHECK(ready == q->ready, "queue %s:%s: stale ready flag", t->name,
+          q->name);
+    *busy_sum += busy;
+    return 0;
+}
+
+/* S-INV-2: the two job lists, the stacks, the current job. */
+static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
+{
+    const qs_job *j, *c;
+    int64_t nl = 0, nt = 0;
+    int current_seen = t->job_current == NULL;
+    for (j = t->jhead; j; j = j->lnext) {
+        CHECK(j->transport == t && j->stack_level >= 0,
+              "transport %s: job %s on the list with level %d", t->name,
+              j->message->id, j->stack_level);
+        CHECK(j->lnext == NULL || j->lnext->lprev == j,
+              "transport %s: broken scheduler list", t->name);
+        if (j == t->job_current)
+            current_seen = 1;
+        CHECK((j->stack_level == 0) == (j->parent == NULL) ||
+              (j->parent == NULL && j->stack_level > 0),
+              "transport %s: job %s level %d with%s parent", t->name,
+              j->message->id, j->stack_level, j->parent ? "" : "out");
+        if (j->parent) {
+            /* S-PRE-8/S-PRE-10: one level deeper than the job it
+             * preempted; adopted children keep their (deeper) level. */
+            CHECK(j->stack_level > j->parent->stack_level &&
+                  j->parent->stack_level >= 0,
+                  "transport %s: job %s level %d not below parent %s level "
+                  "%d", t->name, j->message->id, j->stack_level,
+                  j->parent->message->id, j->parent->stack_level);
+            for (c = j->parent->child_head; c && c != j; c = c->snext)
+                ;
+            CHECK(c == j, "transport %s: job %s missing from its parent's "
+                  "children", t->name, j->message->id);
+        }
+        for (c = j->child_head; c; c = c->snext)
+            CHECK(c->parent == j, "transport %s: child %s of %s points "
+                  "elsewhere", t->name, c->message->id, j->message->id);
+        nl++;
+    }
+    CHECK(current_seen, "transport %s: current job not on the job list",
+          t->name);
+    for (j = t->thead; j; j = j->tnext) {
+        CHECK(j->stack_level >= 0, "transport %s: retired job %s on the "
+              "by-time list", t->name, j->message->id);
+        CHECK(j->tnext == NULL ||
+              j->message->queued_time <= j->tnext->message->queued_time,
+              "transport %s: by-time list out of order at %s", t->name,
+              j->message->id);
+        nt++;
+    }
+    CHECK(nl == nt, "transport %s: %lld jobs on the scheduler's list, %lld "
+          "on the by-time list", t->name, (long long)nl, (long long)nt);
+    return 0;
+}
+
+/* S-INV-1, S-INV-4: per message recipient conservation and per job
+ * entry/recipient/slot accounting. */
+static int check_message(const qs_sched *s, const qs_message *m,
+                         int64_t *in_core_sum, char *err, size_t errlen)
+{
+    const qs_job *j;
+    int64_t in_core = 0, job_limits = 0;
+    for (j = m->jobs; j; j = j->mnext) {
+        const qs_peer *p;
+        int64_t rc = 0, todo = 0, peers = 0;
+        for (p = j->peer_head; p; p = p->next) {
+            const qs_entry *e;
+            int64_t pt = 0, busy_refs;
+            for (e = p->ehead; e; e = e->pnext) {
+                rc += e->nrcpt;
+                pt++;
+            }
+            CHECK(pt == p->todo, "message %s: peer %s todo count", m->id,
+                  p->queue->name);
+            busy_refs = p->refcount - p->todo;
+            CHECK(busy_refs >= 0, "message %s: peer %s refcount", m->id,
+                  p->queue->name);
+            CHECK(p->refcount > 0, "message %s: unused peer %s kept", m->id,
+                  p->queue->name);
+            todo += pt;
+            peers++;
+        }
+        /* busy recipients of this job, found through its queues */
+        {
+            const qs_peer *pp;
+            for (pp = j->peer_head; pp; pp = pp->next) {
+                const qs_entry *e;
+                for (e = pp->queue->busy_head; e; e = e->qnext)
+                    if (e->peer == pp)
+                        rc += e->nrcpt;
+            }
+        }
+        CHECK(peers == j->peer_count, "message %s: peer count", m->id);
+        CHECK(rc == j->rcpt_count, "message %s job %s: rcpt_count %lld, "
+              "entries hold %lld", m->id, j->transport->name,
+              (long long)j->rcpt_count, (long long)rc);
+        CHECK(j->read_entries - j->selected_entries == todo,
+              "message %s job %s: read %lld - selected %lld != %lld todo "
+              "entries", m->id, j->transport->name,
+              (long long)j->read_entries, (long long)j->selected_entries,
+              (long long)todo);
+        CHECK(j->rcpt_limit >= 0, "message %s job %s: negative slots",
+              m->id, j->transport->name);
+        in_core += rc;
+        job_limits += j->rcpt_limit;
+    }
+    CHECK(in_core == m->rcpt_count, "message %s: rcpt_count %lld, jobs hold "
+          "%lld", m->id, (long long)m->rcpt_count, (long long)in_core);
+    CHECK(m->rcpt_total == m->rcpt_unread + m->rcpt_count + m->delivered +
+                               m->deferred,
+          "message %s: %lld recipients != %lld unread + %lld in core + %lld "
+          "delivered + %lld deferred", m->id, (long long)m->rcpt_total,
+          (long long)m->rcpt_unread, (long long)m->rcpt_count,
+          (long long)m->delivered, (long long)m->deferred);
+    CHECK(m->rcpt_limit == s->msg_rcpt_minimum + job_limits,
+          "message %s: recipient limit %lld != minimum %lld + job slots "
+          "%lld", m->id, (long long)m->rcpt_limit,
+          (long long)s->msg_rcpt_minimum, (long long)job_limits);
+    *in_core_sum += in_core;
+    return 0;
+}
+
+int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
+{
+    const qs_transport *t;
+    const qs_message *m;
+    int64_t in_core = 0, inflight = 0, active = 0;
+    for (m = s->active_head; m; m = m->next) {
+        if (check_message(s, m, &in_core, err, errlen) < 0)
+            return -1;
+        active++;
+    }
+    CHECK(active == s->active_count && active <= s->active_limit,
+          "active queue holds %lld messages (count %lld, limit %lld)",
+          (long long)active, (long long)s->active_count,
+          (long long)s->active_limit);
+    CHECK(s->incoming_head == NULL || s->active_count == s->active_limit,
+          "messages wait while the active queue has room");
+    CHECK(in_core == s->in_core, "in-core recipients %lld, counted %lld",
+          (long long)s->in_core, (long long)in_core);
+    for (t = s->xhead; t; t = t->next) {
+        const qs_queue *q;
+        const qs_job *j;
+        int64_t busy = 0, ready = 0, limits = 0, tcore = 0;
+        for (q = t->qhead; q; q = q->next) {
+            if (check_queue(s, t, q, &busy, err, errlen) < 0)
+                return -1;
+            ready += q->ready;
+        }
+        CHECK(busy == t->in_flight, "transport %s: in flight %lld, queues "
+              "hold %lld", t->name, (long long)t->in_flight,
+              (long long)busy);
+        CHECK(t->in_flight <= t->process_limit, "transport %s: %lld in "
+              "flight over the process limit %d", t->name,
+              (long long)t->in_flight, t->process_limit);
+        CHECK(ready == t->ready_queues, "transport %s: ready count",
+              t->name);
+        inflight += busy;
+        if (check_job_lists(t, err, errlen) < 0)
+            return -1;
+        /* S-INV-5: pool conservation: slots held by jobs plus the pool
+         * equal the transport's limit; the pool never lends more than the
+         * extra pool. */
+        for (m = s->active_head; m; m = m->next)
+            for (j = m->jobs; j; j = j->mnext)
+                if (j->transport == t) {
+                    limits += j->rcpt_limit;
+                    tcore += j->rcpt_count;
+                }
+        CHECK(limits + t->rcpt_unused == t->rcpt_limit,
+              "transport %s: job slots %lld + pool %lld != recipient limit "
+              "%lld", t->name, (long long)limits, (long long)t->rcpt_unused,
+              (long long)t->rcpt_limit);
+        CHECK(t->rcpt_unused >= -t->extra_rcpt_limit,
+              "transport %s: pool %lld below -extra %lld", t->name,
+              (long long)t->rcpt_unused, (long long)t->extra_rcpt_limit);
+        CHECK(tcore == t->in_core, "transport %s: in core %lld, jobs hold "
+              "%lld", t->name, (long long)t->in_core, (long long)tcore);
+        /* S-MEM-9: the document's per-transport upper bound. */
+        CHECK(t->in_core <= qs_bound_transport(s, t),
+              "transport %s: %lld recipients in core exceed the bound %lld",
+              t->name, (long long)t->in_core,
+              (long long)qs_bound_transport(s, t));
+    }
+    CHECK(inflight == (int64_t)s->inflight.count, "deliveries in flight "
+          "%lld, queues hold %lld", (long long)s->inflight.count,
+          (long long)inflight);
+    CHECK(s->in_core <= qs_bound_total(s), "%lld recipients in core exceed "
+          "the total bound %lld", (long long)s->in_core,
+          (long long)qs_bound_total(s));
+    return 0;
+}
+
+/* ---- text output into a caller's buffer ---- */
+
+typedef struct sbuf {
+    char *buf;
+    size_t len, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *dst = b->len < b->cap ? b->buf + b->len : NULL;
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        b->len += (size_t)n;
+}
+
+size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
+{
+    sbuf b = {buf, 0, buflen};
+    const qs_transport *t;
+    if (buflen)
+        buf[0] = 0;
+    sb_printf(&b, "time %lld, %lld messages active, %lld recipients in "
+              "core\n", (long long)s->now, (long long)s->active_count,
+              (long long)s->in_core);
+    for (t = s->xhead; t; t = t->next) {
+        const qs_job *j;
+        const qs_queue *q;
+        sb_printf(&b, "transport %s: %lld in flight (process limit %d), "
+                  "pool %lld\n  job list:", t->name, (long long)t->in_flight,
+                  t->process_limit, (long long)t->rcpt_unused);
+        for (j = t->jhead; j; j = j->lnext)
+            sb_printf(&b, " %s%s(level %d, counter %lld, selected %lld/%lld"
+                      "%s%s)", j == t->job_current ? "*" : "",
+                      j->message->id, j->stack_level,
+                      (long long)j->slots_available,
+                      (long long)j->selected_entries,
+                      (long long)QS_MAX_ENTRIES(j),
+                      QS_IS_BLOCKER(j) ? ", blocker" : "",
+                      j->parent ? ", preempting " : "");
+        sb_printf(&b, "\n  destinations:");
+        for (q = t->qhead; q; q = q->next) {
+            if (q->dead)
+                sb_printf(&b, " %s(dead, %lld in flight)", q->name,
+                          (long long)q->busy);
+            else
+                sb_printf(&b, " %s(window %d, %lld in flight, %lld pending)",
+                          q->name, q->window, (long long)q->busy,
+                          (long long)q->todo);
+        }
+        sb_printf(&b, "\n");
+    }
+    return b.len;
+}
+
+/* Canonical encoding: every field that influences future behaviour, in
+ * list order, with objects named by message id / destination name (never
+ * by address).  Doubles are written as their exact hex form. */
+size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
+{
+    sbuf b = {buf, 0, buflen};
+    const qs_transport *t;
+    const qs_message *m;
+    if (buflen)
+        buf[0] = 0;
+    sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
+              (long long)s->next_handle, (long long)s->in_core,
+              s->rr ? s->rr->name : "-");
+    for (m = s->active_head; m; m = m->next)
+        sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
+                  "x%lld;", m->id, (long long)m->queued_time, m->cur_group,
+                  (long long)m->cur_offset, (long long)m->rcpt_unread,
+                  (long long)m->rcpt_count, (long long)m->rcpt_limit,
+                  (long long)m->refill_time, (long long)m->delivered,
+                  (long long)m->deferred);
+    for (m = s->incoming_head; m; m = m->next)
+        sb_printf(&b, "W%s;", m->id);
+    for (t = s->xhead; t; t = t->next) {
+        const qs_job *j;
+        const qs_queue *q;
+        sb_printf(&b, "|X%s p%lld cur%s un%s|", t->name,
+                  (long long)t->rcpt_unused,
+                  t->job_current ? t->job_current->message->id : "-",
+                  t->job_next_unread ? t->job_next_unread->message->id : "-");
+        for (q = t->qhead; q; q = q->next) {
+            const qs_entry *e;
+            sb_printf(&b, "Q%s w%d s%a f%a c%a d%d r%lld b%d:", q->name,
+                      q->window, q->success, q->failure, q->fail_cohorts,
+                      q->dead, (long long)q->revive_at,
+                      q->blocker_tag == t->blocker_tag);
+            for (e = q->todo_head; e; e = e->qnext)
+                sb_printf(&b, "t%s/%lld,", e->peer->job->message->id,
+                          (long long)e->nrcpt);
+            for (e = q->busy_head; e; e = e->qnext)
+                sb_printf(&b, "D%lld/%s/%lld,", (long long)e->handle,
+                          e->peer->job->message->id, (long long)e->nrcpt);
+            sb_printf(&b, ";");
+        }
+        for (j = t->jhead; j; j = j->lnext) {
+            const qs_peer *p;
+            sb_printf(&b, "J%s L%d P%s B%d a%lld u%lld s%lld r%lld c%lld "
+                      "l%lld:", j->message->id, j->stack_level,
+                      j->parent ? j->parent->message->id : "-",
+                      QS_IS_BLOCKER(j), (long long)j->slots_available,
+                      (long long)j->slots_used,
+                      (long long)j->selected_entries,
+                      (long long)j->read_entries, (long long)j->rcpt_count,
+                      (long long)j->rcpt_limit);
+            for (p = j->peer_head; p; p = p->next)
+                sb_printf(&b, "%s,", p->queue->name);
+            sb_printf(&b, ";");
+        }
+        sb_printf(&b, "by-time:");
+        for (j = t->thead; j; j = j->tnext)
+            sb_printf(&b, "%s,", j->message->id);
+    }
+    /* retired jobs keep counters that matter if they come back */
+    for (m = s->active_head; m; m = m->next) {
+        const qs_job *j;
+        for (j = m->jobs; j; j = j->mnext)
+            if (j->stack_level < 0)
+                sb_printf(&b, "|r%s/%s a%lld u%lld s%lld r%lld c%lld l%lld",
+                          m->id, j->transport->name,
+                          (long long)j->slots_available,
+                          (long long)j->slots_used,
+                          (long long)j->selected_entries,
+                          (long long)j->read_entries,
+                          (long long)j->rcpt_count,
+                          (long long)j->rcpt_limit);
+    }
+    return b.len;
+}

@@ -1,0 +1,50 @@
+/*
+ * events.h - the event language (spec/events.md), around the core.
+ *
+ * Owns: turning lines of text into calls of the qsched.h API, with
+ * FILE:LINE diagnostics.  A qs_stream is fed one line at a time, so the
+ * CLI, `qsched verify`, the fuzz harnesses and tests can all step through
+ * a stream and stop or inspect at any line.
+ */
+#ifndef QSCHED_EVENTS_H
+#define QSCHED_EVENTS_H
+
+#include <stdio.h>
+#include "qsched.h"
+
+/* Longest accepted line, in bytes, without the newline (S-EV-1). */
+#define QS_LINE_MAX 1048576
+/* Most recipient groups on one arrive line. */
+#define QS_GROUPS_MAX 100000
+/* Most messages waiting for the active queue at once. */
+#define QS_WAITING_MAX 1000000
+
+typedef struct qs_stream qs_stream;
+
+/* fname is used in diagnostics.  The sink receives the core's trace. */
+qs_stream *qs_stream_new(const char *fname, qs_trace_sink sink, void *ctx);
+void qs_stream_free(qs_stream *st);
+
+/* Feed one line (without its newline; len bytes, may contain NUL, which
+ * is an error).  Returns 0, or 2 with "FILE:LINE: reason" in err. */
+int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
+                   size_t errlen);
+/* End of input: creates the scheduler if no event came (so that an empty
+ * stream or one with only parameters is valid).  Returns 0 or 2. */
+int qs_stream_finish(qs_stream *st, char *err, size_t errlen);
+
+/* The scheduler (NULL before the first event). */
+qs_sched *qs_stream_sched(qs_stream *st);
+long qs_stream_lineno(const qs_stream *st);
+/* Force a profile / parameter before the first event (command line). */
+int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
+                          size_t errlen);
+
+/* Reads a whole stream: returns 0, or 2 on input error (message on errf).
+ * If check is set, the invariant checker runs after every event; a broken
+ * invariant is reported on errf and returns 3. */
+int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
+                       void *ctx, const char *profile, int check,
+                       qs_stream **keep, FILE *errf);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * kernels.h - the pure decision kernels of qsched.
+ *
+ * Owns: every arithmetic decision the scheduler takes, as small functions of
+ * scalar inputs with no access to scheduler state.  Exists so that each rule
+ * of the document can be read, tested and proved (Frama-C WP, see proofs/)
+ * in isolation from the data structures that call it.  The ACSL contracts
+ * live in kernels.c next to the code they describe.
+ *
+ * Rule ids (S-...) refer to the rules in the spec directory.
+ */
+#ifndef QSCHED_KERNELS_H
+#define QSCHED_KERNELS_H
+
+/* Largest count the core accepts anywhere (recipients, entries, slots).
+ * Keeps every product below in 64-bit range; the parser enforces it. */
+#define QS_COUNT_MAX 1000000000LL
+
+/* Feedback forms (S-CON-2). */
+enum qs_fb_form {
+    QS_FB_CONST = 0,  /* x, or number/number folded to a constant */
+    QS_FB_CONC = 1,   /* x/concurrency */
+    QS_FB_SQRT = 2    /* x/sqrt_concurrency */
+};
+
+/* S-CON-2: feedback value g(N) or f(N) for window N >= 1. */
+double qs_fb_value(int form, double base, int window);
+
+/* S-CON-4, S-CON-5: positive feedback (hysteresis 1, overshoot clamp).
+ * guard=0: the document's loop `while (success >= 1)`;
+ * guard=1: Postfix's `while (success + g/2 >= 1)` (S-PFX-2).
+ * limit 0 means "no limit" (postfix profile only; the document profile never
+ * passes 0).  Returns the new window. */
+int qs_success_step(int window, double g, int limit, int guard,
+                    double *success, double *failure);
+
+/* S-CON-7: negative feedback with the "reverse" hysteresis, window >= 1.
+ * guard=1 is Postfix's `while (failure - f/2 < 0)`.  Returns new window. */
+int qs_failure_step(int window, double f, int guard,
+                    double *success, double *failure);
+
+/* S-CON-6, S-CON-8: pseudo-cohort failure counting. */
+double qs_cohort_add(double fail_cohorts, int window);
+
+/* S-CON-8 (document): dead when fail_cohorts > limit.
+ * S-PFX-1 (postfix):  dead when limit > 0 and fail_cohorts >= limit. */
+int qs_cohort_dead(double fail_cohorts, int limit, int postfix);
+
+/* S-CON-3 safety rule: positive feedback only while window < busy + init. */
+int qs_safety_allows(int window, int busy, int init);
+
+/* S-PRE-3: may the current job be preempted at all this round? */
+int qs_preempt_gate(long long slots_available, long long max_entries,
+                    int min_slots, int slot_cost);
+
+/* S-PRE-5: how many slots the current job can still accumulate:
+ * (in-core entries not yet selected + counter) / k, integer division. */
+long long qs_candidate_max_slots(long long min_entries, long long selected,
+                                 long long slots_available, int slot_cost);
+
+/* S-PRE-5: is a job needing `needed` slots a valid candidate? */
+int qs_candidate_fits(long long needed, long long max_slots);
+
+/* S-PRE-6: score comparison delay_a/total_a > delay_b/total_b, exactly
+ * (cross multiplication; totals >= 1). */
+int qs_score_better(long long delay_a, long long total_a,
+                    long long delay_b, long long total_b);
+
+/* S-PRE-6: early stop: no level-0 job at or after this one can beat the
+ * best score delay_best/total_best (delay <= best score). */
+int qs_score_cannot_improve(long long delay, long long delay_best,
+                            long long total_best);
+
+/* S-PRE-7: the preemption test
+ *   counter / k + loan >= needed * (100 - discount) / 100. */
+int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
+                     int discount, long long needed);
+
+/* S-PRE-8: the current job pays needed*k slots up front. */
+long long qs_slots_charge(long long slots_available, long long needed,
+                          int slot_cost);
+
+/* S-PRE-9: on pop, the parent gets back (charged - used) * k, but only the
+ * original parent (child level == parent level + 1).  `used_delta` is the
+ * child's slots_used counter, which starts at -needed when it preempts. */
+long long qs_slots_refund(long long parent_available, long long used_delta,
+                          int slot_cost, int child_level, int parent_level);
+
+/* S-MEM-6: share of the extra pool an unread preempting job takes:
+ * half (rounded up) of what is left of normal + extra. */
+long long qs_pool_extra_share(long long per_stack, long long unused);
+
+/* S-MEM-5: unused slots a job can give back: min(job's, message's). */
+long long qs_pool_unused(long long job_limit, long long job_count,
+                         long long msg_limit, long long msg_count);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * params.c - the parameter store: Postfix names, defaults, syntax, ranges.
+ *
+ * Owns: qs_params (global values plus TRANSPORT_suffix overrides) and the
+ * main.cf value syntax qsched accepts: decimal integers, times with a unit
+ * suffix (s m h d w), yes/no, and the four feedback forms (S-CON-2).  The
+ * defaults are those of ../shared/reference/postconf-scheduler-params.txt;
+ * the built-in `local` transport defaults come from Postfix's master.cf
+ * conventions (S-EV-3).  No I/O: errors are returned as text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include "params.h"
+#include "kernels.h"
+
+enum qp_type { T_INT, T_TIME, T_FEEDBACK, T_BOOL };
+
+struct qp_def {
+    const char *global_name; /* main.cf name of the global default */
+    const char *suffix;      /* per-transport suffix, or NULL */
+    enum qp_type type;
+    const char *def;         /* default value text */
+    long long min, max;
+};
+
+/* The order of this table is the order of `qsched -d`. */
+static const struct qp_def qp_defs[QP_NUM_PARAMS] = {
+    [QP_SLOT_COST] = {"default_delivery_slot_cost", "delivery_slot_cost",
+                      T_INT, "5", 0, 1000},
+    [QP_SLOT_LOAN] = {"default_delivery_slot_loan", "delivery_slot_loan",
+                      T_INT, "3", 0, 1000000},
+    [QP_SLOT_DISCOUNT] = {"default_delivery_slot_discount",
+                          "delivery_slot_discount", T_INT, "50", 0, 100},
+    [QP_MIN_SLOTS] = {"default_minimum_delivery_slots",
+                      "minimum_delivery_slots", T_INT, "3", 0, 1000000},
+    [QP_DEST_CONC_LIMIT] = {"default_destination_concurrency_limit",
+                            "destination_concurrency_limit", T_INT, "20", 0,
+                            1000000},
+    [QP_DEST_RCPT_LIMIT] = {"default_destination_recipient_limit",
+                            "destination_recipient_limit", T_INT, "50", 0,
+                            1000000},
+    [QP_RCPT_LIMIT] = {"default_recipient_limit", "recipient_limit", T_INT,
+                       "20000", 1, 100000000},
+    [QP_EXTRA_RCPT_LIMIT] = {"default_extra_recipient_limit",
+                             "extra_recipient_limit", T_INT, "1000", 0,
+                             100000000},
+    [QP_REFILL_LIMIT] = {"default_recipient_refill_limit",
+                         "recipient_refill_limit", T_INT, "100", 1,
+                         100000000},
+    [QP_REFILL_DELAY] = {"default_recipient_refill_delay",
+                         "recipient_refill_delay", T_TIME, "5s", 1,
+                         1000000000},
+    [QP_INIT_CONC] = {"initial_destination_concurrency",
+                      "initial_destination_concurrency", T_INT, "5", 1,
+                      1000000},
+    [QP_COHORT_LIMIT] = {"default_destination_concurrency_failed_cohort_limit",
+                         "destination_concurrency_failed_cohort_limit", T_INT,
+                         "1", 0, 1000000},
+    [QP_POS_FEEDBACK] = {"default_destination_concurrency_positive_feedback",
+                         "destination_concurrency_positive_feedback",
+                         T_FEEDBACK, "1", 0, 0},
+    [QP_NEG_FEEDBACK] = {"default_destination_concurrency_negative_feedback",
+                         "destination_concurrency_negative_feedback",
+                         T_FEEDBACK, "1", 0, 0},
+    [QP_PROCESS_LIMIT] = {"default_process_limit", "process_limit", T_INT,
+                          "100", 1, 1000000},
+    [QP_XPORT_RATE_DELAY] = {"default_transport_rate_delay",
+                             "transport_rate_delay", T_TIME, "0s", 0, 0},
+    [QP_DEST_RATE_DELAY] = {"default_destination_rate_delay",
+                            "destination_rate_delay", T_TIME, "0s", 0, 0},
+    [QP_ACTIVE_LIMIT] = {"qmgr_message_active_limit", NULL, T_INT, "20000",
+                         1, 10000000},
+    [QP_MSG_RCPT_LIMIT] = {"qmgr_message_recipient_limit", NULL, T_INT,
+                           "20000", 1, 100000000},
+    [QP_MSG_RCPT_MINIMUM] = {"qmgr_message_recipient_minimum", NULL, T_INT,
+                             "10", 1, 100000000},
+    [QP_MIN_BACKOFF] = {"minimal_backoff_time", NULL, T_TIME, "300s", 1,
+                        1000000000},
+    [QP_MAX_BACKOFF] = {"maximal_backoff_time", NULL, T_TIME, "4000s", 1,
+                        1000000000},
+    [QP_QUEUE_RUN_DELAY] = {"queue_run_delay", NULL, T_TIME, "300s", 1,
+                            1000000000},
+    [QP_FEEDBACK_DEBUG] = {"destination_concurrency_feedback_debug", NULL,
+                           T_BOOL, "no", 0, 1},
+};
+
+/* Built-in per-transport defaults (S-EV-3): Postfix's local(8) delivers to
+ * one recipient at a time and at most 2 in parallel per recipient. */
+static const struct {
+    const char *transport;
+    int id;
+    long long value;
+} qp_builtin[] = {
+    {"local", QP_DEST_RCPT_LIMIT, 1},
+    {"local", QP_DEST_CONC_LIMIT, 2},
+};
+
+struct qp_override {
+    char *transport;
+    int id;
+    long long value;
+    qs_feedback fb;
+};
+
+struct qs_params {
+    long long value[QP_NUM_PARAMS];
+    qs_feedback fb[QP_NUM_PARAMS];
+    struct qp_override *ov;
+    size_t nov, cap;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
+                    const char *b)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, a, b);
+}
+
+/* Decimal integer, no sign, no spaces, at most 12 digits. */
+static int parse_int(const char *s, long long *out)
+{
+    long long v = 0;
+    size_t n = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++, n++) {
+        if (!isdigit((unsigned char)*s) || n >= 12)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* Time: integer with optional unit s, m, h, d, w (Postfix time syntax). */
+static int parse_time(const char *s, long long *out)
+{
+    char buf[32];
+    size_t len = strlen(s);
+    long long mult = 1, v;
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len + 1);
+    switch (buf[len - 1]) {
+    case 's': mult = 1; buf[len - 1] = 0; break;
+    case 'm': mult = 60; buf[len - 1] = 0; break;
+    case 'h': mult = 3600; buf[len - 1] = 0; break;
+    case 'd': mult = 86400; buf[len - 1] = 0; break;
+    case 'w': mult = 604800; buf[len - 1] = 0; break;
+    default: break;
+    }
+    if (parse_int(buf, &v) < 0 || v > 1000000000LL / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+/* Non-negative decimal number with optional fraction: 1, 0.25, .5 */
+static int parse_number(const char *s, const char *end, double *out)
+{
+    int digits = 0, dots = 0;
+    char buf[64];
+    const char *q;
+    if (end - s <= 0 || end - s >= (long)sizeof buf)
+        return -1;
+    for (q = s; q < end; q++) {
+        if (*q == '.')
+            dots++;
+        else if (isdigit((unsigned char)*q))
+            digits++;
+        else
+            return -1;
+    }
+    if (digits == 0 || dots > 1)
+        return -1;
+    memcpy(buf, s, (size_t)(end - s));
+    buf[end - s] = 0;
+    *out = strtod(buf, NULL);
+    return 0;
+}
+
+/* S-CON-2: x | number/number | x/concurrency | x/sqrt_concurrency, with
+ * every resulting value in [0,1]. */
+int qs_feedback_parse(const char *text, qs_feedback *fb, char *err,
+                      size_t errlen)
+{
+    const char *slash = strchr(text, '/');
+    const char *end = text + strlen(text);
+    double x, y;
+    fb->sqrt_requested = 0;
+    if (!slash) {
+        if (parse_number(text, end, &x) < 0)
+            goto bad;
+        fb->form = QS_FB_CONST;
+        fb->base = x;
+    } else {
+        if (parse_number(text, slash, &x) < 0)
+            goto bad;
+        if (strcmp(slash + 1, "concurrency") == 0) {
+            fb->form = QS_FB_CONC;
+            fb->base = x;
+        } else if (strcmp(slash + 1, "sqrt_concurrency") == 0) {
+            fb->form = QS_FB_SQRT;
+            fb->base = x;
+            fb->sqrt_requested = 1;
+        } else {
+            if (parse_number(slash + 1, end, &y) < 0)
+                goto bad;
+            if (y == 0) {
+                set_err(err, errlen, "feedback \"%s\": division by zero%s",
+                        text, "");
+                return -1;
+            }
+            fb->form = QS_FB_CONST;
+            fb->base = x / y;
+        }
+    }
+    if (!(fb->base >= 0 && fb->base <= 1)) {
+        set_err(err, errlen,
+                "feedback \"%s\" is out of range: the value must be in "
+                "[0,1]%s", text, "");
+        return -1;
+    }
+    return 0;
+bad:
+    set_err(err, errlen,
+            "malformed feedback \"%s\": expected NUMBER, NUMBER/NUMBER, "
+            "NUMBER/concurrency or NUMBER/sqrt_concurrency%s", text, "");
+    return -1;
+}
+
+static int parse_value(int id, const char *value, long long *iv,
+                       qs_feedback *fb, char *err, size_t errlen)
+{
+    const struct qp_def *d = &qp_defs[id];
+    char range[96];
+    switch (d->type) {
+    case T_FEEDBACK:
+        return qs_feedback_parse(value, fb, err, errlen);
+    case T_BOOL:
+        if (strcmp(value, "yes") == 0)
+            *iv = 1;
+        else if (strcmp(value, "no") == 0)
+            *iv = 0;
+        else {
+            set_err(err, errlen, "bad boolean \"%s\" (want yes or no)%s",
+                    value, "");
+            return -1;
+        }
+        return 0;
+    case T_INT:
+        if (parse_int(value, iv) < 0) {
+            set_err(err, errlen, "bad number \"%s\"%s", value, "");
+            return -1;
+        }
+        break;
+    case T_TIME:
+        if (parse_time(value, iv) < 0) {
+            set_err(err, errlen, "bad time \"%s\" (want N, Ns, Nm, Nh, Nd "
+                    "or Nw)%s", value, "");
+            return -1;
+        }
+        if (d->max == 0 && *iv != 0) {
+            set_err(err, errlen, "rate delays are not modelled by qsched: "
+                    "only 0 is accepted, not \"%s\"%s", value, "");
+            return -1;
+        }
+        break;
+    }
+    if (*iv < d->min || *iv > d->max) {
+        snprintf(range, sizeof range, "[%lld, %lld]", d->min, d->max);
+        set_err(err, errlen, "value \"%s\" is out of range %s", value, range);
+        return -1;
+    }
+    return 0;
+}
+
+static int valid_transport_name(const char *s, size_t len)
+{
+    size_t i;
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++)
+        if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) ||
+              s[i] == '-'))
+            return 0;
+    return 1;
+}
+
+qs_params *qs_params_new(void)
+{
+    qs_params *p = calloc(1, sizeof *p);
+    int id;
+    if (!p)
+        return NULL;
+    for (id = 0; id < QP_NUM_PARAMS; id++)
+        if (parse_value(id, qp_defs[id].def, &p->value[id], &p->fb[id], NULL,
+                        0) < 0)
+            abort(); /* the table above is wrong: a build defect */
+    return p;
+}
+
+qs_params *qs_params_clone(const qs_params *p)
+{
+    qs_params *c = malloc(sizeof *c);
+    size_t i;
+    if (!c)
+        return NULL;
+    *c = *p;
+    c->ov = NULL;
+    c->nov = c->cap = 0;
+    if (p->nov) {
+        c->ov = malloc(p->nov * sizeof *c->ov);
+        if (!c->ov) {
+            free(c);
+            return NULL;
+        }
+        c->cap = c->nov = p->nov;
+        for (i = 0; i < p->nov; i++) {
+            c->ov[i] = p->ov[i];
+            c->ov[i].transport = strdup(p->ov[i].transport);
+            if (!c->ov[i].transport) {
+                c->nov = i;
+                qs_params_free(c);
+                return NULL;
+            }
+        }
+    }
+    return c;
+}
+
+void qs_params_free(qs_params *p)
+{
+    size_t i;
+    if (!p)
+        return;
+    for (i = 0; i < p->nov; i++)
+        free(p->ov[i].transport);
+    free(p->ov);
+    free(p);
+}
+
+int qs_params_set(qs_params *p, const char *name, const char *value,
+                  char *err, size_t errlen)
+{
+    int id;
+    long long iv = 0;
+    qs_feedback fb = {0, 0, 0};
+    const char *us;
+    size_t i;
+    /* Global names first: they win over a transport named "default" or
+     * "initial". */
+    for (id = 0; id < QP_NUM_PARAMS; id++) {
+        if (strcmp(name, qp_defs[id].global_name) == 0) {
+            if (parse_value(id, value, &iv, &fb, err, errlen) < 0)
+                return -1;
+            p->value[id] = iv;
+            p->fb[id] = fb;
+            return 0;
+        }
+    }
+    /* TRANSPORT_suffix: transport names have no underscore (S-EV-2). */
+    us = strchr(name, '_');
+    if (us && valid_transport_name(name, (size_t)(us - name)) &&
+        strncmp(name, "default_", 8) != 0) {
+        for (id = 0; id < QP_NUM_TRANSPORT_PARAMS; id++) {
+            if (strcmp(us + 1, qp_defs[id].suffix) == 0) {
+                size_t tlen = (size_t)(us - name);
+                if (parse_value(id, value, &iv, &fb, err, errlen) < 0)
+                    return -1;
+                for (i = 0; i < p->nov; i++) {
+                    if (p->ov[i].id == id &&
+                        strlen(p->ov[i].transport) == tlen &&
+                        strncmp(p->ov[i].transport, name, tlen) == 0) {
+                        p->ov[i].value = iv;
+                        p->ov[i].fb = fb;
+                        return 0;
+                    }
+                }
+                if (p->nov == p->cap) {
+                    size_t ncap = p->cap ? 2 * p->cap : 8;
+                    struct qp_override *n =
+                        realloc(p->ov, ncap * sizeof *n);
+                    if (!n) {
+                        set_err(err, errlen, "out of memory%s%s", "", "");
+                        return -1;
+                    }
+                    p->ov = n;
+                    p->cap = ncap;
+                }
+                p->ov[p->nov].transport = strndup(name, tlen);
+                if (!p->ov[p->nov].transport) {
+                    set_err(err, errlen, "out of memory%s%s", "", "");
+                    return -1;
+                }
+                p->ov[p->nov].id = id;
+                p->ov[p->nov].value = iv;
+                p->ov[p->nov].fb = fb;
+                p->nov++;
+                return 0;
+            }
+        }
+    }
+    set_err(err, errlen, "unknown parameter \"%s\"%s", name, "");
+    return -1;
+}
+
+size_t qs_params_count(void) { return QP_NUM_PARAMS; }
+const char *qs_params_name(size_t i) { return qp_defs[i].global_name; }
+const char *qs_params_default(size_t i) { return qp_defs[i].def; }
+
+static const struct qp_override *find_override(const qs_params *p,
+                                               const char *transport, int id)
+{
+    size_t i;
+    if (!transport)
+        return NULL;
+    for (i = 0; i < p->nov; i++)
+        if (p->ov[i].id == id && strcmp(p->ov[i].transport, transport) == 0)
+            return &p->ov[i];
+    return NULL;
+}
+
+int64_t qs_param_int(const qs_params *p, const char *transport, int id)
+{
+    const struct qp_override *o = find_override(p, transport, id);
+    size_t i;
+    if (o)
+        return o->value;
+    if (transport)
+        for (i = 0; i < sizeof qp_builtin / sizeof qp_builtin[0]; i++)
+            if (qp_builtin[i].id == id &&
+                strcmp(qp_builtin[i].transport, transport) == 0)
+                return qp_builtin[i].value;
+    return p->value[id];
+}
+
+qs_feedback qs_param_feedback(const qs_params *p, const char *transport,
+                              int id)
+{
+    const struct qp_override *o = find_override(p, transport, id);
+    return o ? o->fb : p->fb[id];
+}
+
+size_t qs_param_override_count(const qs_params *p) { return p->nov; }
+
+void qs_param_override(const qs_params *p, size_t i, const char **transport,
+                       int *id)
+{
+    *transport = p->ov[i].transport;
+    *id = p->ov[i].id;
+}

@@ -1,0 +1,189 @@
+/*
+ * qsched.h - the stable C API of qsched, the reference implementation of the
+ * Postfix queue manager's scheduler (SCHEDULER_README: the 2.5 concurrency
+ * scheduler and Patrik Rak's preemptive job scheduler).
+ *
+ * Owns: the public types and entry points.  Everything an embedding program
+ * (the qsched CLI, a differential harness, another implementation's test
+ * suite) needs: create a scheduler from parameters, feed it events, read its
+ * decisions through a trace callback and its state through accessors,
+ * destroy it.  The core behind this header does no I/O, keeps no global
+ * state and is deterministic: the same calls produce the same decisions.
+ *
+ * Life cycle:
+ *   qs_params *p = qs_params_new();
+ *   qs_params_set(p, "default_delivery_slot_cost", "2", err, sizeof err);
+ *   qs_sched *s = qs_sched_new(p, QS_PROFILE_DOCUMENT, sink, ctx, err, n);
+ *   qs_arrive(s, "M1", groups, ngroups, err, n);
+ *   qs_select(s, NULL, &delivery);            // -> handle or 0 (idle)
+ *   qs_done(s, delivery.handle, QS_DONE_OK, err, n);
+ *   qs_advance(s, 300, err, n);
+ *   qs_sched_free(s); qs_params_free(p);
+ * Every call that can fail returns 0 on success or -1 with a one-line reason
+ * in err; a failed call changes nothing.  Decisions are reported to the sink
+ * as qs_trace records (see spec/trace.md for their meaning).
+ */
+#ifndef QSCHED_H
+#define QSCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QSCHED_API_VERSION 1
+
+/* ---- parameters (main.cf names, spec/events.md "Parameters") ---- */
+
+typedef struct qs_params qs_params;
+
+qs_params *qs_params_new(void);
+qs_params *qs_params_clone(const qs_params *p);
+void qs_params_free(qs_params *p);
+/* NAME = VALUE in main.cf syntax; NAME may be TRANSPORT_suffix for every
+ * per-transport parameter.  Validates the value (range, syntax). */
+int qs_params_set(qs_params *p, const char *name, const char *value,
+                  char *err, size_t errlen);
+/* Iterate the known global parameters with their defaults (postconf -d). */
+size_t qs_params_count(void);
+const char *qs_params_name(size_t i);
+const char *qs_params_default(size_t i);
+
+/* ---- profiles (spec/profiles.md) ---- */
+enum qs_profile {
+    QS_PROFILE_DOCUMENT = 0, /* the document's pseudocode, verbatim */
+    QS_PROFILE_POSTFIX = 1   /* Postfix 3.x as shipped, where it differs */
+};
+
+/* ---- trace records (spec/trace.md) ---- */
+enum qs_trace_kind {
+    /* default level */
+    QS_T_DELIVER,   /* handle msg transport dest n */
+    QS_T_IDLE,      /* transport (may be NULL) */
+    QS_T_WINDOW,    /* transport dest a=old b=new */
+    QS_T_DEAD,      /* transport dest */
+    QS_T_REVIVE,    /* transport dest a=window */
+    QS_T_DEFER,     /* msg transport dest n: entry deferred (dead dest) */
+    QS_T_FBWARN,    /* transport: postfix profile refused a feedback form */
+    /* explain level */
+    QS_T_ACTIVATE,  /* msg: message enters the active queue */
+    QS_T_WAIT,      /* msg: active queue full, message waits (incoming) */
+    QS_T_LEAVE,     /* msg a=delivered b=deferred: message left the queue */
+    QS_T_READ,      /* msg n=read a=unread left b=batch limit */
+    QS_T_CANDIDATE, /* transport msg(current) msg2(candidate) a=delay b=total
+                       c=max_slots */
+    QS_T_PREEMPT,   /* transport msg msg2 a=counter b=needed c=k d=loan
+                       e=discount f=level (preemption done) */
+    QS_T_NOPREEMPT, /* same numbers, test failed */
+    QS_T_POP,       /* transport msg msg2(parent or NULL) a=used_delta
+                       b=refund applied (0/1) c=parent counter after */
+    QS_T_BLOCKER,   /* transport msg: job marked blocker */
+    QS_T_UNBLOCK,   /* transport dest: all blockers of transport released */
+    QS_T_RETIRE,    /* transport msg: job left the job lists */
+    QS_T_RELINK,    /* transport msg: retired job back on the lists */
+    QS_T_SLOTS      /* transport msg a=job rcpt_limit b=pool unused: pool
+                       moves (explain) */
+};
+
+typedef struct qs_trace {
+    enum qs_trace_kind kind;
+    int64_t time;           /* virtual time of the record */
+    int64_t handle;         /* QS_T_DELIVER */
+    const char *msg;        /* message id, or NULL */
+    const char *msg2;       /* second message id, or NULL */
+    const char *transport;  /* transport name, or NULL */
+    const char *dest;       /* destination (next-hop or LOCAL@NEXTHOP) */
+    int64_t n;              /* recipient count */
+    int64_t a, b, c, d, e, f;
+} qs_trace;
+
+typedef void (*qs_trace_sink)(void *ctx, const qs_trace *rec);
+
+/* ---- the scheduler ---- */
+typedef struct qs_sched qs_sched;
+
+/* Parameters are copied and frozen.  The sink receives every record; it may
+ * be NULL.  Fails on inconsistent parameters (profile-specific checks). */
+qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
+                       qs_trace_sink sink, void *ctx, char *err,
+                       size_t errlen);
+void qs_sched_free(qs_sched *s);
+
+/* One recipient group of an arrive line: COUNT recipients for
+ * TRANSPORT:[LOCAL@]NEXTHOP (local may be NULL). */
+typedef struct qs_group {
+    const char *transport;
+    const char *local;
+    const char *nexthop;
+    int64_t count;
+} qs_group;
+
+int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen);
+int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
+              size_t ngroups, char *err, size_t errlen);
+
+typedef struct qs_delivery {
+    int64_t handle;         /* D<handle>; 0 when idle */
+    const char *msg;
+    const char *transport;
+    const char *dest;
+    int64_t nrcpt;
+} qs_delivery;
+
+/* transport NULL: round-robin over transports.  Returns 1 and fills *out for
+ * a delivery, 0 when idle, -1 on error (unknown transport name is not an
+ * error: that transport is simply idle). */
+int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
+              char *err, size_t errlen);
+
+enum qs_outcome { QS_DONE_OK = 0, QS_DONE_FAIL = 1, QS_DONE_DEFER = 2 };
+int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome,
+            char *err, size_t errlen);
+
+/* ---- state ---- */
+int64_t qs_now(const qs_sched *s);
+int qs_in_flight(const qs_sched *s, int64_t handle);
+int64_t qs_next_handle(const qs_sched *s);
+/* Number of deliveries in flight, and the i-th smallest in-flight handle
+ * (0 <= i < count) - used by stream generators. */
+size_t qs_in_flight_count(const qs_sched *s);
+int64_t qs_in_flight_nth(const qs_sched *s, size_t i);
+
+typedef struct qs_stats {
+    int64_t deliveries, idles, preemptions, preempt_refused, blockers;
+    int64_t recipients_delivered, recipients_deferred;
+    int64_t messages_done, deaths, revivals, reads;
+    int64_t peak_in_core;     /* total in-core recipients, peak */
+    int64_t bound_in_core;    /* the document's total bound */
+} qs_stats;
+void qs_get_stats(const qs_sched *s, qs_stats *st);
+
+typedef struct qs_transport_stats {
+    const char *name;
+    int64_t deliveries, preemptions, in_core, peak_in_core, bound_in_core;
+    int64_t in_flight;
+} qs_transport_stats;
+size_t qs_transport_count(const qs_sched *s);
+void qs_get_transport_stats(const qs_sched *s, size_t i,
+                            qs_transport_stats *st);
+
+/* Human-readable snapshot of the state (job lists with levels and
+ * counters, windows and in-flight counts per destination), for divergence
+ * reports.  Writes at most buflen-1 bytes; returns the length needed. */
+size_t qs_describe(const qs_sched *s, char *buf, size_t buflen);
+
+/* Canonical encoding of the whole scheduler state, independent of memory
+ * addresses: two states with equal encodings behave identically on every
+ * future event.  Returns the length needed (like snprintf). */
+size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen);
+
+/* The invariant checker (spec/memory.md "Invariants"): 0 if the whole
+ * state is consistent, else -1 with the first broken invariant in err. */
+int qs_check_invariants(const qs_sched *s, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

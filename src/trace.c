@@ -1,0 +1,285 @@
+/*
+ * trace.c - text and JSON Lines renderings of the trace (spec/trace.md).
+ *
+ * Owns: the exact bytes of every trace line.  The text form is the
+ * contract other implementations are verified against: one decision per
+ * line, words separated by one space, no trailing space.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "trace.h"
+
+int qs_trace_is_default(const qs_trace *r)
+{
+    switch (r->kind) {
+    case QS_T_DELIVER:
+    case QS_T_IDLE:
+    case QS_T_WINDOW:
+    case QS_T_DEAD:
+    case QS_T_REVIVE:
+    case QS_T_DEFER:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static const char *nz(const char *s) { return s ? s : "-"; }
+
+size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
+                       size_t len)
+{
+    int n = 0;
+    if (!qs_trace_is_default(r) && !explain)
+        return 0;
+    switch (r->kind) {
+    case QS_T_DELIVER:
+        n = snprintf(buf, len, "deliver D%lld %s %s:%s %lld",
+                     (long long)r->handle, r->msg, r->transport, r->dest,
+                     (long long)r->n);
+        break;
+    case QS_T_IDLE:
+        n = snprintf(buf, len, "idle");
+        break;
+    case QS_T_WINDOW:
+        n = snprintf(buf, len, "window %s:%s %lld %lld", r->transport,
+                     r->dest, (long long)r->a, (long long)r->b);
+        break;
+    case QS_T_DEAD:
+        n = snprintf(buf, len, "dead %s:%s", r->transport, r->dest);
+        break;
+    case QS_T_REVIVE:
+        n = snprintf(buf, len, "revive %s:%s %lld", r->transport, r->dest,
+                     (long long)r->a);
+        break;
+    case QS_T_DEFER:
+        n = snprintf(buf, len, "defer %s %s:%s %lld", r->msg, r->transport,
+                     r->dest, (long long)r->n);
+        break;
+    case QS_T_FBWARN:
+        return 0;
+    case QS_T_ACTIVATE:
+        n = snprintf(buf, len, "activate %s", r->msg);
+        break;
+    case QS_T_WAIT:
+        n = snprintf(buf, len, "wait %s", r->msg);
+        break;
+    case QS_T_LEAVE:
+        n = snprintf(buf, len, "leave %s delivered=%lld deferred=%lld",
+                     r->msg, (long long)r->a, (long long)r->b);
+        break;
+    case QS_T_READ:
+        n = snprintf(buf, len, "read %s %lld unread=%lld limit=%lld", r->msg,
+                     (long long)r->n, (long long)r->a, (long long)r->b);
+        break;
+    case QS_T_CANDIDATE:
+        n = snprintf(buf, len, "candidate %s current=%s best=%s score=%lld/"
+                     "%lld max_slots=%lld", r->transport, r->msg, r->msg2,
+                     (long long)r->a, (long long)r->b, (long long)r->c);
+        break;
+    case QS_T_PREEMPT:
+    case QS_T_NOPREEMPT:
+        n = snprintf(buf, len, "%s %s %s by %s: counter=%lld k=%lld "
+                     "loan=%lld discount=%lld needed=%lld: %lld/%lld+%lld %s "
+                     "%lld*(100-%lld)/100",
+                     r->kind == QS_T_PREEMPT ? "preempt" : "nopreempt",
+                     r->transport, r->msg, r->msg2, (long long)r->a,
+                     (long long)r->c, (long long)r->d, (long long)r->e,
+                     (long long)r->b, (long long)r->a, (long long)r->c,
+                     (long long)r->d, r->kind == QS_T_PREEMPT ? ">=" : "<",
+                     (long long)r->b, (long long)r->e);
+        if (r->kind == QS_T_PREEMPT && n > 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n, " level=%lld",
+                          (long long)r->f);
+        break;
+    case QS_T_POP:
+        n = snprintf(buf, len, "pop %s %s parent=%s used_delta=%lld "
+                     "refund=%s parent_counter=%lld", r->transport, r->msg,
+                     nz(r->msg2), (long long)r->a, r->b ? "yes" : "no",
+                     (long long)r->c);
+        break;
+    case QS_T_BLOCKER:
+        n = snprintf(buf, len, "blocker %s %s", r->transport, r->msg);
+        break;
+    case QS_T_UNBLOCK:
+        n = snprintf(buf, len, "unblock %s %s", r->transport, r->dest);
+        break;
+    case QS_T_RETIRE:
+        n = snprintf(buf, len, "retire %s %s", r->transport, r->msg);
+        break;
+    case QS_T_RELINK:
+        n = snprintf(buf, len, "relink %s %s", r->transport, r->msg);
+        break;
+    case QS_T_SLOTS:
+        n = snprintf(buf, len, "slots %s %s limit=%lld pool=%lld next=%s",
+                     r->transport, r->msg, (long long)r->a, (long long)r->b,
+                     nz(r->msg2));
+        break;
+    }
+    if (n < 0)
+        return 0;
+    return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+static const char *kind_name(enum qs_trace_kind k)
+{
+    static const char *names[] = {
+        "deliver", "idle", "window", "dead", "revive", "defer", "warning",
+        "activate", "wait", "leave", "read", "candidate", "preempt",
+        "nopreempt", "pop", "blocker", "unblock", "retire", "relink", "slots"};
+    return names[k];
+}
+
+static void json_str(FILE *out, const char *key, const char *v)
+{
+    if (v)
+        fprintf(out, ",\"%s\":\"%s\"", key, v); /* names need no escaping */
+}
+
+static void json_num(FILE *out, const char *key, long long v)
+{
+    fprintf(out, ",\"%s\":%lld", key, v);
+}
+
+/* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md} */
+static void print_json(FILE *out, const qs_trace *r)
+{
+    fprintf(out, "{\"time\":%lld,\"event\":\"%s\"", (long long)r->time,
+            kind_name(r->kind));
+    json_str(out, "transport", r->transport);
+    json_str(out, "dest", r->dest);
+    json_str(out, "msg", r->msg);
+    switch (r->kind) {
+    case QS_T_DELIVER:
+        json_num(out, "handle", r->handle);
+        json_num(out, "nrcpt", r->n);
+        break;
+    case QS_T_DEFER:
+        json_num(out, "nrcpt", r->n);
+        break;
+    case QS_T_WINDOW:
+        json_num(out, "old", r->a);
+        json_num(out, "new", r->b);
+        break;
+    case QS_T_REVIVE:
+        json_num(out, "window", r->a);
+        break;
+    case QS_T_LEAVE:
+        json_num(out, "delivered", r->a);
+        json_num(out, "deferred", r->b);
+        break;
+    case QS_T_READ:
+        json_num(out, "read", r->n);
+        json_num(out, "unread", r->a);
+        json_num(out, "limit", r->b);
+        break;
+    case QS_T_CANDIDATE:
+        json_str(out, "candidate", r->msg2);
+        json_num(out, "delay", r->a);
+        json_num(out, "total", r->b);
+        json_num(out, "max_slots", r->c);
+        break;
+    case QS_T_PREEMPT:
+    case QS_T_NOPREEMPT:
+        json_str(out, "candidate", r->msg2);
+        json_num(out, "counter", r->a);
+        json_num(out, "needed", r->b);
+        json_num(out, "k", r->c);
+        json_num(out, "loan", r->d);
+        json_num(out, "discount", r->e);
+        if (r->kind == QS_T_PREEMPT)
+            json_num(out, "level", r->f);
+        break;
+    case QS_T_POP:
+        json_str(out, "parent", r->msg2);
+        json_num(out, "used_delta", r->a);
+        fprintf(out, ",\"refund\":%s", r->b ? "true" : "false");
+        json_num(out, "parent_counter", r->c);
+        break;
+    case QS_T_SLOTS:
+        json_str(out, "next", r->msg2);
+        json_num(out, "limit", r->a);
+        json_num(out, "pool", r->b);
+        break;
+    default:
+        break;
+    }
+    fputs("}\n", out);
+}
+
+void qs_trace_print(void *vp, const qs_trace *r)
+{
+    const qs_printer *p = vp;
+    char line[1024];
+    size_t n;
+    if (r->kind == QS_T_FBWARN) {
+        if (p->warn)
+            fprintf(p->warn, "qsched: warning: transport %s: %s feedback "
+                    "x/sqrt_concurrency is not supported by Postfix 3.x; "
+                    "using 1\n", r->transport,
+                    r->a ? "negative" : "positive");
+        return;
+    }
+    if (!qs_trace_is_default(r) && !p->explain)
+        return;
+    if (p->jsonl) {
+        print_json(p->out, r);
+        return;
+    }
+    n = qs_trace_format(r, p->explain, line, sizeof line - 1);
+    line[n] = '\n';
+    fwrite(line, 1, n + 1, p->out);
+}
+
+void qs_print_stats(const qs_printer *p, const qs_sched *s)
+{
+    qs_stats st;
+    size_t i, n = qs_transport_count(s);
+    qs_get_stats(s, &st);
+    if (p->jsonl) {
+        fprintf(p->out, "{\"event\":\"stats\",\"deliveries\":%lld,"
+                "\"idles\":%lld,\"preemptions\":%lld,\"preempt_refused\":%lld,"
+                "\"blockers\":%lld,\"recipients_delivered\":%lld,"
+                "\"recipients_deferred\":%lld,\"messages_done\":%lld,"
+                "\"deaths\":%lld,\"revivals\":%lld,\"reads\":%lld,"
+                "\"peak_in_core\":%lld,\"bound_in_core\":%lld}\n",
+                (long long)st.deliveries, (long long)st.idles,
+                (long long)st.preemptions, (long long)st.preempt_refused,
+                (long long)st.blockers, (long long)st.recipients_delivered,
+                (long long)st.recipients_deferred,
+                (long long)st.messages_done, (long long)st.deaths,
+                (long long)st.revivals, (long long)st.reads,
+                (long long)st.peak_in_core, (long long)st.bound_in_core);
+    } else {
+        fprintf(p->out,
+                "stats deliveries=%lld idles=%lld preemptions=%lld "
+                "preempt_refused=%lld blockers=%lld\n"
+                "stats recipients_delivered=%lld recipients_deferred=%lld "
+                "messages_done=%lld deaths=%lld revivals=%lld reads=%lld\n"
+                "stats peak_in_core=%lld bound=%lld\n",
+                (long long)st.deliveries, (long long)st.idles,
+                (long long)st.preemptions, (long long)st.preempt_refused,
+                (long long)st.blockers, (long long)st.recipients_delivered,
+                (long long)st.recipients_deferred,
+                (long long)st.messages_done, (long long)st.deaths,
+                (long long)st.revivals, (long long)st.reads,
+                (long long)st.peak_in_core, (long long)st.bound_in_core);
+    }
+    for (i = 0; i < n; i++) {
+        qs_transport_stats ts;
+        qs_get_transport_stats(s, i, &ts);
+        if (p->jsonl)
+            fprintf(p->out, "{\"event\":\"stats\",\"transport\":\"%s\","
+                    "\"deliveries\":%lld,\"preemptions\":%lld,"
+                    "\"peak_in_core\":%lld,\"bound_in_core\":%lld}\n",
+                    ts.name, (long long)ts.deliveries,
+                    (long long)ts.preemptions, (long long)ts.peak_in_core,
+                    (long long)ts.bound_in_core);
+        else
+            fprintf(p->out, "stats transport=%s deliveries=%lld "
+                    "preemptions=%lld peak_in_core=%lld bound=%lld\n",
+                    ts.name, (long long)ts.deliveries,
+                    (long long)ts.preemptions, (long long)ts.peak_in_core,
+                    (long long)ts.bound_in_core);
+    }
+}

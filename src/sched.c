@@ -603,7 +603,8 @@ static void entry_defer_todo(qs_sched *s, qs_entry *e)
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;
-    job_move_limits(s, job);
+    if (m->rcpt_unread == 0)
+        job_move_limits(s, job);
     peer_free_if_unused(p);
     message_schedule_check(s, m);
     free(e);
@@ -1654,8 +1655,10 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     queue_update_ready(q);
     if (!postfix(s))
         feedback(s, q, outcome);
-    /* S-MEM-5: a delivered entry frees slots for the next unread job. */
-    job_move_limits(s, job);
+    /* S-MEM-5: once its message is fully read, a job passes the slots its
+     * finished entries free on to the next unread job (or the pool). */
+    if (m->rcpt_unread == 0)
+        job_move_limits(s, job);
     /* S-PRE-12: the destination can take more: release blockers. */
     blocker_update(s, q);
     /* The peer's reference is dropped only now: negative feedback above

@@ -1,13 +1,675 @@
 /*
- * gen.c - `qsched gen`: placeholder until the generator lands (issue 9).
+ * gen.c - `qsched gen`: writes a random but valid event stream.
+ *
+ * Owns: the stream generator behind the generated conformance vectors, the
+ * differential harness (fuzz/diff-harness.c) and anyone who wants many
+ * streams to compare two schedulers with.  A stream is valid when the
+ * parser accepts every line and every `done Dn` names a delivery that is in
+ * flight at that point; the generator knows which ones are because it
+ * drives a real scheduler through the public API (qsched.h) while it
+ * writes, and asks it (qs_in_flight_count / qs_in_flight_nth).
+ *
+ * Deterministic: the only source of randomness is a splitmix64 sequence
+ * seeded with --seed, consumed in a fixed order with integer arithmetic
+ * only, so a seed names the same stream on every platform.
+ *
+ * A "mix" chooses which parts of the scheduler the stream leans on:
+ * parameters (written as NAME = VALUE lines before the first event) and
+ * the shape of the traffic (recipient counts, failure rate, time steps).
+ * As a self-check, the text written is also fed to a second scheduler
+ * through the event parser (events.h); both must end in the same state
+ * (qs_encode_state), so the text and the API calls cannot drift apart.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "events.h"
+
+/* ---- the PRNG: splitmix64 (Steele, Lea, Flood 2014) ---- */
+
+typedef struct gen_rng {
+    uint64_t state;
+} gen_rng;
+
+static uint64_t rng_next(gen_rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n >= 1, without modulo bias (rejection). */
+static uint64_t rng_below(gen_rng *r, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do
+        x = rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+static int64_t rng_range(gen_rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)rng_below(r, (uint64_t)(hi - lo + 1));
+}
+
+static int rng_pct(gen_rng *r, int percent)
+{
+    return (int)rng_below(r, 100) < percent;
+}
+
+/* ---- mixes ---- */
+
+enum gen_mix {
+    MIX_FIFO,
+    MIX_PREEMPT,
+    MIX_CONCURRENCY,
+    MIX_DEAD,
+    MIX_MEMORY,
+    MIX_BLOCKERS,
+    MIX_LOCAL,
+    MIX_MIXED,
+    MIX_COUNT
+};
+
+static const struct {
+    const char *name;
+    const char *about;
+} gen_mixes[MIX_COUNT] = {
+    [MIX_FIFO] = {"fifo", "no preemption (slot cost 0 or 1), few failures"},
+    [MIX_PREEMPT] = {"preempt", "slot cost 0..5, loan, discount, minimum "
+                     "slots; bulk and small messages"},
+    [MIX_CONCURRENCY] = {"concurrency", "feedback forms, initial windows, "
+                         "small limits, failures and defers"},
+    [MIX_DEAD] = {"dead", "failed cohort limits, many failures, time steps "
+                  "past minimal_backoff_time (revivals)"},
+    [MIX_MEMORY] = {"memory", "small active queue and recipient limits: "
+                    "batches, refills, pools, incoming queue"},
+    [MIX_BLOCKERS] = {"blockers", "concurrency limits of 1..2 and small "
+                      "process limits: blockers and releases"},
+    [MIX_LOCAL] = {"local", "the local transport (recipient limit 1: "
+                   "LOCAL@NEXTHOP destinations) next to smtp"},
+    [MIX_MIXED] = {"mixed", "a random union of the knobs above"},
+};
+
+/* ---- the generator ---- */
+
+#define GEN_MAX_TRANSPORTS 4
+#define GEN_MAX_GROUPS 6
+
+typedef struct gen {
+    gen_rng rng;
+    int mix;
+    enum qs_profile profile;
+    qs_params *params;
+    qs_sched *sched;       /* driven through qsched.h */
+    qs_stream *shadow;     /* the same text through the parser */
+    FILE *out;
+    int check;             /* --check: invariants after every event */
+    /* traffic shape, chosen by the mix */
+    const char *transports[GEN_MAX_TRANSPORTS];
+    int ntransports;
+    int ndest;             /* size of the next-hop pool */
+    int local_pct;         /* share of groups for the local transport */
+    int fail_pct, defer_pct;
+    int bulk_pct, bulk_min, bulk_max, small_max;
+    int max_groups;
+    int revive_pct;        /* share of `at` steps past the backoff */
+    int64_t backoff;
+    /* progress */
+    int64_t now;
+    long events, messages;
+    int idle_streak;       /* selects in a row that found nothing */
+    char line[4096];
+} gen;
+
+static void gen_fatal(const char *what, const char *detail)
+{
+    fprintf(stderr, "qsched gen: internal error: %s%s%s\n", what,
+            detail && *detail ? ": " : "", detail ? detail : "");
+    exit(3);
+}
+
+/* Writes one line and feeds it to the shadow parser. */
+static void gen_write(gen *g)
+{
+    char err[512];
+    size_t len = strlen(g->line);
+    if (qs_stream_line(g->shadow, g->line, len, err, sizeof err) != 0)
+        gen_fatal("the parser refused a generated line", err);
+    fputs(g->line, g->out);
+    fputc('\n', g->out);
+}
+
+static void gen_printf(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->line, sizeof g->line, fmt, ap);
+    va_end(ap);
+}
+
+/* NAME = VALUE: into the parameters of the API scheduler and the text. */
+static void param(gen *g, const char *name, const char *fmt, ...)
+{
+    char value[64], err[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    if (qs_params_set(g->params, name, value, err, sizeof err) < 0)
+        gen_fatal("a generated parameter was refused", err);
+    gen_printf(g, "%s = %s", name, value);
+    gen_write(g);
+}
+
+/* S-CON-2 forms; x in [0,1]. */
+static const char *pick_feedback(gen *g)
+{
+    static const char *forms[] = {"1",   "0",     "0.5",  "1/2",
+                                  "1/4", "3/4",   "1/concurrency",
+                                  "0.5/concurrency", "1/sqrt_concurrency"};
+    return forms[rng_below(&g->rng, sizeof forms / sizeof forms[0])];
+}
+
+static void knobs_preempt(gen *g)
+{
+    /* cost 0 and 1 switch preemption off (S-PRE-3); 2..5 exercise it */
+    param(g, "default_delivery_slot_cost", "%d",
+          rng_pct(&g->rng, 15) ? (int)rng_range(&g->rng, 0, 1)
+                               : (int)rng_range(&g->rng, 2, 5));
+    param(g, "default_delivery_slot_loan", "%d",
+          (int)rng_range(&g->rng, 0, 5));
+    param(g, "default_delivery_slot_discount", "%d",
+          25 * (int)rng_range(&g->rng, 0, 4));
+    param(g, "default_minimum_delivery_slots", "%d",
+          (int)rng_range(&g->rng, 0, 4));
+    param(g, "default_destination_recipient_limit", "%d",
+          rng_pct(&g->rng, 15) ? 1 : (int)rng_range(&g->rng, 2, 6));
+    if (rng_pct(&g->rng, 30))
+        param(g, "relay_delivery_slot_cost", "%d",
+              (int)rng_range(&g->rng, 2, 4));
+    g->bulk_pct = 35;
+    g->bulk_min = 8;
+    g->bulk_max = 40;
+}
+
+static void knobs_concurrency(gen *g)
+{
+    int limit = (int)rng_range(&g->rng, 1, 8);
+    /* S-EV-5: a limit of 0 (no limit) only in the postfix profile */
+    if (g->profile == QS_PROFILE_POSTFIX && rng_pct(&g->rng, 20))
+        limit = 0;
+    param(g, "initial_destination_concurrency", "%d",
+          (int)rng_range(&g->rng, 1, 5));
+    param(g, "default_destination_concurrency_limit", "%d", limit);
+    param(g, "default_destination_concurrency_positive_feedback", "%s",
+          pick_feedback(g));
+    param(g, "default_destination_concurrency_negative_feedback", "%s",
+          pick_feedback(g));
+    param(g, "default_destination_concurrency_failed_cohort_limit", "%d",
+          (int)rng_range(&g->rng, 0, 3));
+    if (rng_pct(&g->rng, 30))
+        param(g, "smtp_initial_destination_concurrency", "%d",
+              (int)rng_range(&g->rng, 1, 3));
+    g->fail_pct = 30;
+    g->defer_pct = 10;
+}
+
+static void knobs_dead(gen *g)
+{
+    param(g, "initial_destination_concurrency", "%d",
+          (int)rng_range(&g->rng, 1, 3));
+    param(g, "default_destination_concurrency_failed_cohort_limit", "%d",
+          (int)rng_range(&g->rng, 0, 2));
+    param(g, "default_destination_concurrency_negative_feedback", "%s",
+          rng_pct(&g->rng, 50) ? "1" : "1/concurrency");
+    g->fail_pct = 50;
+    g->revive_pct = 30;
+}
+
+static void knobs_memory(gen *g)
+{
+    param(g, "qmgr_message_active_limit", "%d",
+          (int)rng_range(&g->rng, 1, 4));
+    param(g, "qmgr_message_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 5, 50));
+    param(g, "qmgr_message_recipient_minimum", "%d",
+          (int)rng_range(&g->rng, 1, 6));
+    param(g, "default_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 3, 40));
+    param(g, "default_extra_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 0, 20));
+    param(g, "default_recipient_refill_limit", "%d",
+          (int)rng_range(&g->rng, 1, 10));
+    param(g, "default_recipient_refill_delay", "%ds",
+          (int)rng_range(&g->rng, 1, 4));
+    if (rng_pct(&g->rng, 50))
+        param(g, "default_delivery_slot_cost", "%d",
+              (int)rng_range(&g->rng, 2, 5));
+    param(g, "default_destination_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 2, 10));
+    g->bulk_pct = 45;
+    g->bulk_min = 10;
+    g->bulk_max = 60;
+}
+
+static void knobs_blockers(gen *g)
+{
+    param(g, "default_destination_concurrency_limit", "%d",
+          (int)rng_range(&g->rng, 1, 2));
+    param(g, "initial_destination_concurrency", "%d",
+          (int)rng_range(&g->rng, 1, 2));
+    param(g, "default_process_limit", "%d", (int)rng_range(&g->rng, 2, 6));
+    param(g, "default_delivery_slot_cost", "%d",
+          (int)rng_range(&g->rng, 2, 4));
+    if (rng_pct(&g->rng, 50))
+        param(g, "default_destination_recipient_limit", "%d",
+              (int)rng_range(&g->rng, 1, 3));
+    g->ndest = (int)rng_range(&g->rng, 2, 3);
+    if (g->fail_pct < 10)
+        g->fail_pct = 10;
+}
+
+static void knobs_local(gen *g)
+{
+    g->transports[0] = "local";
+    g->transports[1] = "smtp";
+    g->ntransports = 2;
+    if (rng_pct(&g->rng, 40)) {
+        /* a second transport with the recipient as destination */
+        param(g, "lmtp_destination_recipient_limit", "1");
+        g->transports[g->ntransports++] = "lmtp";
+    }
+    if (rng_pct(&g->rng, 40))
+        param(g, "local_destination_concurrency_limit", "%d",
+              (int)rng_range(&g->rng, 1, 3));
+    g->local_pct = 60;
+}
+
+static void gen_setup(gen *g)
+{
+    int i;
+    g->transports[0] = "smtp";
+    g->transports[1] = "relay";
+    g->ntransports = 2;
+    g->ndest = 4;
+    g->local_pct = 10;
+    g->fail_pct = 5;
+    g->defer_pct = 5;
+    g->bulk_pct = 10;
+    g->bulk_min = 4;
+    g->bulk_max = 12;
+    g->small_max = 3;
+    g->max_groups = 3;
+    g->revive_pct = 10;
+
+    gen_printf(g, "profile %s",
+               g->profile == QS_PROFILE_POSTFIX ? "postfix" : "document");
+    gen_write(g);
+    /* a short backoff, so that `at` steps can reach revivals (S-CON-10) */
+    g->backoff = rng_range(&g->rng, 5, 20);
+    param(g, "minimal_backoff_time", "%llds", (long long)g->backoff);
+    switch (g->mix) {
+    case MIX_FIFO:
+        param(g, "default_delivery_slot_cost", "%d",
+              (int)rng_range(&g->rng, 0, 1));
+        break;
+    case MIX_PREEMPT:
+        knobs_preempt(g);
+        g->max_groups = 2;
+        break;
+    case MIX_CONCURRENCY:
+        knobs_concurrency(g);
+        g->ndest = 3;
+        break;
+    case MIX_DEAD:
+        knobs_dead(g);
+        break;
+    case MIX_MEMORY:
+        knobs_memory(g);
+        g->max_groups = 4;
+        break;
+    case MIX_BLOCKERS:
+        knobs_blockers(g);
+        break;
+    case MIX_LOCAL:
+        knobs_local(g);
+        break;
+    default:
+        /* mixed: each group of knobs with probability 2/5 (at least one) */
+        for (i = 0; i < 6; i++) {
+            int on = rng_pct(&g->rng, 40);
+            if (!on)
+                continue;
+            switch (i) {
+            case 0: knobs_preempt(g); break;
+            case 1: knobs_concurrency(g); break;
+            case 2: knobs_dead(g); break;
+            case 3: knobs_memory(g); break;
+            case 4: knobs_blockers(g); break;
+            default: knobs_local(g); break;
+            }
+        }
+        g->max_groups = 4;
+        break;
+    }
+}
+
+/* ---- events ---- */
+
+static void gen_fail_api(const char *what, const char *err)
+{
+    gen_fatal(what, err);
+}
+
+static void ev_arrive(gen *g)
+{
+    static const char *locals[] = {"alice", "bob", "carol", "dave", "erin"};
+    static char nexthops[GEN_MAX_GROUPS][16];
+    qs_group grp[GEN_MAX_GROUPS];
+    char id[32], err[256], *p;
+    int n = (int)rng_range(&g->rng, 1, g->max_groups), i;
+    int bulk = rng_pct(&g->rng, g->bulk_pct);
+    size_t left;
+    snprintf(id, sizeof id, "M%ld", ++g->messages);
+    p = g->line;
+    left = sizeof g->line;
+    i = snprintf(p, left, "arrive %s", id);
+    p += i;
+    left -= (size_t)i;
+    for (i = 0; i < n; i++) {
+        qs_group *gr = &grp[i];
+        int w;
+        if (rng_pct(&g->rng, g->local_pct)) {
+            gr->transport = "local";
+            gr->local = rng_pct(&g->rng, 80)
+                            ? locals[rng_below(&g->rng, 5)] : NULL;
+            snprintf(nexthops[i], sizeof nexthops[i], "h%d",
+                     (int)rng_range(&g->rng, 1, 2));
+            gr->count = rng_pct(&g->rng, 80) ? 1 : rng_range(&g->rng, 2, 3);
+        } else {
+            gr->transport = g->transports[rng_below(
+                &g->rng, (uint64_t)g->ntransports)];
+            gr->local = rng_pct(&g->rng, 10)
+                            ? locals[rng_below(&g->rng, 5)] : NULL;
+            snprintf(nexthops[i], sizeof nexthops[i], "%c.example",
+                     'a' + (int)rng_below(&g->rng, (uint64_t)g->ndest));
+            gr->count = bulk && i == 0
+                            ? rng_range(&g->rng, g->bulk_min, g->bulk_max)
+                            : rng_range(&g->rng, 1, g->small_max);
+        }
+        gr->nexthop = nexthops[i];
+        w = snprintf(p, left, " %s:%s%s%s", gr->transport,
+                     gr->local ? gr->local : "", gr->local ? "@" : "",
+                     gr->nexthop);
+        p += w;
+        left -= (size_t)w;
+        if (gr->count > 1) {
+            w = snprintf(p, left, "*%lld", (long long)gr->count);
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    if (qs_arrive(g->sched, id, grp, (size_t)n, err, sizeof err) < 0)
+        gen_fail_api("qs_arrive", err);
+    gen_write(g);
+}
+
+static void ev_select(gen *g)
+{
+    qs_delivery d;
+    char err[256];
+    const char *t = NULL;
+    if (rng_pct(&g->rng, 12)) {
+        /* a named transport, now and then one that never had mail */
+        t = rng_pct(&g->rng, 15)
+                ? "uucp"
+                : g->transports[rng_below(&g->rng, (uint64_t)g->ntransports)];
+    }
+    switch (qs_select(g->sched, t, &d, err, sizeof err)) {
+    case 1:
+        g->idle_streak = 0;
+        break;
+    case 0:
+        g->idle_streak++;
+        break;
+    default:
+        gen_fail_api("qs_select", err);
+    }
+    if (t)
+        gen_printf(g, "select %s", t);
+    else
+        gen_printf(g, "select");
+    gen_write(g);
+}
+
+static void ev_done(gen *g)
+{
+    size_t n = qs_in_flight_count(g->sched);
+    int64_t h = qs_in_flight_nth(g->sched, (size_t)rng_below(&g->rng, n));
+    int roll = (int)rng_below(&g->rng, 100);
+    enum qs_outcome o = roll < g->fail_pct ? QS_DONE_FAIL
+                        : roll < g->fail_pct + g->defer_pct ? QS_DONE_DEFER
+                                                            : QS_DONE_OK;
+    static const char *names[] = {"ok", "fail", "defer"};
+    char err[256];
+    if (qs_done(g->sched, h, o, err, sizeof err) < 0)
+        gen_fail_api("qs_done", err);
+    gen_printf(g, "done D%lld %s", (long long)h, names[o]);
+    gen_write(g);
+}
+
+static void ev_at(gen *g)
+{
+    char err[256];
+    int roll = (int)rng_below(&g->rng, 100);
+    if (roll < g->revive_pct)
+        g->now += g->backoff + rng_range(&g->rng, 0, 3);
+    else if (roll < 95)
+        g->now += rng_range(&g->rng, 1, 3);
+    /* else: the same time again, which is valid */
+    if (qs_advance(g->sched, g->now, err, sizeof err) < 0)
+        gen_fail_api("qs_advance", err);
+    gen_printf(g, "at %lld", (long long)g->now);
+    gen_write(g);
+}
+
+static void gen_event(gen *g, int draining)
+{
+    size_t inflight = qs_in_flight_count(g->sched);
+    int roll = (int)rng_below(&g->rng, 100);
+    /* fill: arrive 22, select 48, done 20, at 10;
+     * drain: arrive 3, select 35, done 52, at 10 */
+    int p_arrive = draining ? 3 : 22;
+    int p_select = p_arrive + (draining ? 35 : 48);
+    int p_done = p_select + (draining ? 52 : 20);
+    /* after an idle select, another select is mostly wasted: usually
+     * finish a delivery, let mail in or let time pass instead */
+    if (g->idle_streak > 0 && roll >= p_arrive && roll < p_select &&
+        rng_pct(&g->rng, 50 + 20 * g->idle_streak))
+        roll = inflight > 0 && rng_pct(&g->rng, 60) ? p_select
+               : rng_pct(&g->rng, 50) ? 0 : p_done;
+    if (g->messages == 0 || roll < p_arrive)
+        ev_arrive(g);
+    else if (roll < p_select || (roll < p_done && inflight == 0))
+        ev_select(g);
+    else if (roll < p_done)
+        ev_done(g);
+    else
+        ev_at(g);
+    g->events++;
+    if (g->check) {
+        char err[512];
+        if (qs_check_invariants(g->sched, err, sizeof err) < 0) {
+            fprintf(stderr, "qsched gen: invariant broken after event %ld: "
+                    "%s\n", g->events, err);
+            exit(3);
+        }
+    }
+}
+
+/* The two schedulers (API-driven and parser-driven) must agree. */
+static void gen_compare_shadow(gen *g)
+{
+    qs_sched *other = qs_stream_sched(g->shadow);
+    size_t n1, n2;
+    char *a, *b;
+    if (!other)
+        gen_fatal("the shadow stream has no scheduler", NULL);
+    n1 = qs_encode_state(g->sched, NULL, 0) + 1;
+    n2 = qs_encode_state(other, NULL, 0) + 1;
+    a = malloc(n1);
+    b = malloc(n2);
+    if (!a || !b)
+        gen_fatal("out of memory", NULL);
+    qs_encode_state(g->sched, a, n1);
+    qs_encode_state(other, b, n2);
+    if (n1 != n2 || strcmp(a, b) != 0)
+        gen_fatal("the written text and the API calls diverged", NULL);
+    free(a);
+    free(b);
+}
+
+static void gen_usage(FILE *f)
+{
+    int i;
+    fputs("usage: qsched gen --seed N [--profile document|postfix]\n"
+          "                  [--size small|medium|large|EVENTS] [--mix MIX] "
+          "[--check]\n"
+          "Writes a random valid event stream on stdout (the same seed and "
+          "options\nalways give the same stream).  Defaults: profile and "
+          "mix chosen by the\nseed, size small (80 events; medium 400, "
+          "large 2000).\n--check runs the invariant checker after every "
+          "event (exit 3 if broken).\nmixes:\n", f);
+    for (i = 0; i < MIX_COUNT; i++)
+        fprintf(f, "  %-12s %s\n", gen_mixes[i].name, gen_mixes[i].about);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
 
 int qs_gen_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("qsched gen: not available yet\n", stderr);
-    return 2;
+    gen g;
+    uint64_t seed = 0, size = 80;
+    int have_seed = 0, i, mix = -1, profile = -1;
+    char err[256];
+    memset(&g, 0, sizeof g);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            gen_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--check") == 0) {
+            g.check = 1;
+        } else if (strcmp(a, "--seed") == 0 && v) {
+            if (parse_u64(v, &seed) < 0) {
+                fprintf(stderr, "qsched gen: bad seed \"%s\"\n", v);
+                return 2;
+            }
+            have_seed = 1;
+            i++;
+        } else if (strcmp(a, "--profile") == 0 && v) {
+            if (strcmp(v, "document") == 0)
+                profile = QS_PROFILE_DOCUMENT;
+            else if (strcmp(v, "postfix") == 0)
+                profile = QS_PROFILE_POSTFIX;
+            else {
+                fprintf(stderr, "qsched gen: unknown profile \"%s\"\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--size") == 0 && v) {
+            if (strcmp(v, "small") == 0)
+                size = 80;
+            else if (strcmp(v, "medium") == 0)
+                size = 400;
+            else if (strcmp(v, "large") == 0)
+                size = 2000;
+            else if (parse_u64(v, &size) < 0 || size < 1 || size > 10000000) {
+                fprintf(stderr, "qsched gen: bad size \"%s\" (small, medium, "
+                        "large or 1 .. 10000000 events)\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--mix") == 0 && v) {
+            int k;
+            for (k = 0; k < MIX_COUNT; k++)
+                if (strcmp(v, gen_mixes[k].name) == 0)
+                    mix = k;
+            if (mix < 0) {
+                fprintf(stderr, "qsched gen: unknown mix \"%s\"\n", v);
+                gen_usage(stderr);
+                return 2;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "qsched gen: bad argument \"%s\"\n", a);
+            gen_usage(stderr);
+            return 2;
+        }
+    }
+    if (!have_seed) {
+        fputs("qsched gen: --seed N is required\n", stderr);
+        gen_usage(stderr);
+        return 2;
+    }
+    g.rng.state = seed;
+    /* profile and mix not given: both come from the seed, in this order */
+    if (profile < 0)
+        profile = rng_pct(&g.rng, 50) ? QS_PROFILE_POSTFIX
+                                      : QS_PROFILE_DOCUMENT;
+    if (mix < 0)
+        mix = (int)rng_below(&g.rng, MIX_COUNT);
+    g.profile = (enum qs_profile)profile;
+    g.mix = mix;
+    g.out = stdout;
+    g.params = qs_params_new();
+    g.shadow = qs_stream_new("gen", NULL, NULL);
+    if (!g.params || !g.shadow)
+        gen_fatal("out of memory", NULL);
+    printf("# generated: qsched gen --seed %llu --profile %s --size %llu "
+           "--mix %s\n", (unsigned long long)seed,
+           profile == QS_PROFILE_POSTFIX ? "postfix" : "document",
+           (unsigned long long)size, gen_mixes[mix].name);
+    gen_setup(&g);
+    g.sched = qs_sched_new(g.params, g.profile, NULL, NULL, err, sizeof err);
+    if (!g.sched)
+        gen_fatal("qs_sched_new", err);
+    {
+        /* alternate fill and drain phases of 10..40 events */
+        int draining = 0;
+        long phase_end = (long)rng_range(&g.rng, 10, 40);
+        while ((uint64_t)g.events < size) {
+            if (g.events >= phase_end) {
+                draining = !draining;
+                phase_end = g.events + (long)rng_range(&g.rng, 10, 40);
+            }
+            gen_event(&g, draining);
+        }
+    }
+    gen_compare_shadow(&g);
+    qs_sched_free(g.sched);
+    qs_stream_free(g.shadow);
+    qs_params_free(g.params);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fputs("qsched gen: write error\n", stderr);
+        return 2;
+    }
+    return 0;
 }

@@ -2,9 +2,19 @@
  * verify.c - `qsched verify EVENTS TRACE`: compare another implementation's
  * default-level trace with qsched's own for the same stream.
  *
- * Owns: the first-divergence report (event line, expected vs got, and
- * qsched's state just before that event) that tells an implementer why
- * their scheduler differs.  Exit 0 equal, 1 different, 2 bad input.
+ * Owns: the first-divergence report that tells an implementer where and
+ * why their scheduler differs: the event line, expected vs got, the last
+ * lines both agreed on, qsched's reasoning at that event (its explain-level
+ * lines), qsched's state just before that event (job list order with
+ * levels and counters, windows and in-flight counts per destination), and
+ * the spec rules to re-read.  Exit 0 equal, 1 different, 2 bad input.
+ *
+ * Only the default-level lines of TRACE count (deliver, idle, window, dead,
+ * revive, defer); blank lines, `#` comments and any other line (explain
+ * output, logging) are skipped, so an implementation may print more than
+ * the minimum.  A stream that stops with an input error (S-EV-10) is
+ * compared up to the bad line, which is what a conforming implementation
+ * prints before it exits with status 2.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +23,12 @@
 #include "events.h"
 #include "trace.h"
 
+#define VERIFY_CONTEXT 3  /* agreeing lines shown before a divergence */
+
 typedef struct tline {
     char *text;
-    long event_line;  /* the stream line that produced it */
+    long event_line;      /* the stream line that produced it */
+    int is_default;       /* counts in the comparison */
 } tline;
 
 typedef struct collect {
@@ -24,29 +37,34 @@ typedef struct collect {
     qs_stream *st;
 } collect;
 
+static void oom(void)
+{
+    fputs("qsched verify: out of memory\n", stderr);
+    exit(2);
+}
+
+/* Keeps every record at the explain level; the default-level ones are
+ * flagged for the comparison. */
 static void collect_sink(void *ctx, const qs_trace *r)
 {
     collect *c = ctx;
     char buf[1024];
-    size_t n = qs_trace_format(r, 0, buf, sizeof buf);
+    size_t n = qs_trace_format(r, 1, buf, sizeof buf);
     if (!n)
         return;
     if (c->n == c->cap) {
         size_t ncap = c->cap ? 2 * c->cap : 256;
         tline *v = realloc(c->v, ncap * sizeof *v);
-        if (!v) {
-            fputs("qsched: out of memory\n", stderr);
-            exit(2);
-        }
+        if (!v)
+            oom();
         c->v = v;
         c->cap = ncap;
     }
     c->v[c->n].text = strdup(buf);
+    if (!c->v[c->n].text)
+        oom();
     c->v[c->n].event_line = qs_stream_lineno(c->st);
-    if (!c->v[c->n].text) {
-        fputs("qsched: out of memory\n", stderr);
-        exit(2);
-    }
+    c->v[c->n].is_default = qs_trace_is_default(r);
     c->n++;
 }
 
@@ -56,40 +74,51 @@ static void collect_free(collect *c)
     for (i = 0; i < c->n; i++)
         free(c->v[i].text);
     free(c->v);
+    memset(c, 0, sizeof *c);
 }
 
-/* Runs the stream; every trace line remembers its event line. */
+/* Runs the stream (up to, not including, line stop_before if > 0).
+ * Returns 0, or 2 if the file cannot be read.  An input error inside the
+ * stream is not a failure here: it ends the stream, and *bad_line / why
+ * say where and why.  The stream is kept in *keep if asked. */
 static int run_collect(const char *path, collect *c, long stop_before,
-                       qs_stream **out_state)
+                       qs_stream **keep, long *bad_line, char *why,
+                       size_t whylen)
 {
     FILE *in = fopen(path, "r");
-    char *line = NULL, err[512];
+    char *line = NULL;
     size_t cap = 0;
     ssize_t n;
     int rc = 0;
+    if (bad_line)
+        *bad_line = 0;
     if (!in) {
         fprintf(stderr, "qsched verify: cannot open %s\n", path);
         return 2;
     }
     c->st = qs_stream_new(path, collect_sink, c);
+    if (!c->st)
+        oom();
     while ((n = getline(&line, &cap, in)) >= 0) {
         size_t len = (size_t)n;
         if (stop_before > 0 && qs_stream_lineno(c->st) + 1 >= stop_before)
             break;
         if (len && line[len - 1] == '\n')
             len--;
-        if ((rc = qs_stream_line(c->st, line, len, err, sizeof err)) != 0) {
-            fprintf(stderr, "%s\n", err);
+        if ((rc = qs_stream_line(c->st, line, len, why, whylen)) != 0)
             break;
-        }
     }
+    if (rc == 0 && stop_before <= 0)
+        rc = qs_stream_finish(c->st, why, whylen);
+    if (rc != 0 && bad_line)
+        *bad_line = qs_stream_lineno(c->st);
     free(line);
     fclose(in);
-    if (out_state)
-        *out_state = c->st;
+    if (keep)
+        *keep = c->st;
     else
         qs_stream_free(c->st);
-    return rc;
+    return 0;
 }
 
 static char *read_event_line(const char *path, long want)
@@ -103,8 +132,8 @@ static char *read_event_line(const char *path, long want)
         return NULL;
     while ((n = getline(&line, &cap, in)) >= 0) {
         if (++no == want) {
-            if (n && line[n - 1] == '\n')
-                line[n - 1] = 0;
+            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+                line[--n] = 0;
             fclose(in);
             return line;
         }
@@ -114,39 +143,188 @@ static char *read_event_line(const char *path, long want)
     return NULL;
 }
 
-/* Lines of the other trace: blank lines and # comments are ignored;
- * explain-level lines are ignored too, so an implementation may print
- * more than the minimum. */
+/* Does a line of the other trace take part in the comparison? */
 static int trace_line_counts(const char *s)
 {
-    static const char *verbs[] = {"deliver ", "idle", "window ", "dead ",
-                                  "revive ", "defer "};
+    static const char *verbs[] = {"deliver ", "window ", "dead ", "revive ",
+                                  "defer "};
     size_t i;
+    if (strcmp(s, "idle") == 0)
+        return 1;
     for (i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (strncmp(s, verbs[i], strlen(verbs[i])) == 0)
-            return strcmp(verbs[i], "idle") != 0 || s[4] == 0;
+            return 1;
     return 0;
+}
+
+/* The rules behind each kind of default-level line (spec/rules.md). */
+static const char *rules_for(const char *line)
+{
+    if (!line)
+        return NULL;
+    if (strncmp(line, "deliver ", 8) == 0)
+        return "S-PRE-2 (entry selection), S-PRE-3..S-PRE-10 (preemption), "
+               "S-PRE-11/12 (blockers), S-PRE-14 (transport round robin), "
+               "S-PRE-15 (peer round robin), S-PRE-1/S-EV-4 (entries), "
+               "S-MEM-* (batches)";
+    if (strcmp(line, "idle") == 0)
+        return "S-EV-8 (select), S-PRE-11 (blockers), S-PRE-14 (process "
+               "limit), S-CON-1/S-CON-9 (windows, dead destinations)";
+    if (strncmp(line, "window ", 7) == 0)
+        return "S-CON-2..S-CON-7 (feedback, safety, hysteresis, clamp), "
+               "S-CON-12 (outcomes), S-PFX-2/3/5/6 (postfix profile)";
+    if (strncmp(line, "dead ", 5) == 0)
+        return "S-CON-6, S-CON-8 (pseudo-cohort failures), S-PFX-1";
+    if (strncmp(line, "revive ", 7) == 0)
+        return "S-CON-10 (backoff), S-CON-11, S-PFX-4, S-PFX-8";
+    if (strncmp(line, "defer ", 6) == 0)
+        return "S-CON-9 (dead destinations)";
+    return NULL;
+}
+
+static void print_indented(const char *text, const char *indent)
+{
+    const char *p = text, *nl;
+    while (*p) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            printf("%s%s\n", indent, p);
+            break;
+        }
+        printf("%s%.*s\n", indent, (int)(nl - p), p);
+        p = nl + 1;
+    }
+}
+
+/* mine.v[k] is the first default line that differs (k == mine.n: qsched
+ * has nothing more); `index` is its number among default lines. */
+static void report(const char *events, const char *trace_name,
+                   const collect *mine, size_t k, size_t index,
+                   const char *got, long got_no, long bad_line,
+                   const char *bad_why)
+{
+    long ev;
+    char *evtext;
+    size_t j, shown, first;
+    const char *exp_text = k < mine->n ? mine->v[k].text : NULL;
+    const char *rules;
+
+    if (k < mine->n)
+        ev = mine->v[k].event_line;
+    else if (bad_line > 0)
+        ev = bad_line;
+    else
+        ev = 0;
+    evtext = ev > 0 ? read_event_line(events, ev) : NULL;
+    printf("DIVERGENCE at trace line %zu (%s line %ld)\n", index + 1,
+           trace_name, got_no);
+    if (ev > 0)
+        printf("  event:    %s:%ld: %s\n", events, ev,
+               evtext ? evtext : "?");
+    else
+        printf("  event:    %s: (end of stream)\n", events);
+    printf("  expected: %s\n", exp_text ? exp_text : "(end of trace)");
+    printf("  got:      %s\n", got ? got : "(end of trace)");
+    if (!exp_text && bad_line > 0)
+        printf("  note:     the stream stops with an input error (%s): a "
+               "conforming implementation prints nothing more and exits "
+               "with status 2 (S-EV-10)\n", bad_why);
+
+    /* the last lines both agreed on */
+    for (j = k, shown = 0; j > 0 && shown < VERIFY_CONTEXT; j--)
+        if (mine->v[j - 1].is_default)
+            shown++;
+    first = j;
+    if (shown) {
+        printf("  agreed just before:\n");
+        for (j = first; j < k; j++)
+            if (mine->v[j].is_default)
+                printf("    %s:%ld: %s\n", events, mine->v[j].event_line,
+                       mine->v[j].text);
+    } else {
+        printf("  agreed just before: (nothing: the first line differs)\n");
+    }
+
+    /* why qsched did what it did at that event */
+    if (ev > 0) {
+        int any = 0;
+        for (j = 0; j < mine->n; j++) {
+            if (mine->v[j].event_line != ev)
+                continue;
+            if (!any)
+                printf("  qsched at that event (explain level; > marks "
+                       "the expected line):\n");
+            any = 1;
+            printf("    %s %s\n", j == k ? ">" : " ", mine->v[j].text);
+        }
+    }
+
+    /* the state the event found */
+    if (ev > 0) {
+        collect before = {0};
+        qs_stream *st = NULL;
+        long bl;
+        char why[512];
+        if (run_collect(events, &before, ev, &st, &bl, why, sizeof why) == 0
+            && st && qs_stream_sched(st)) {
+            qs_sched *s = qs_stream_sched(st);
+            size_t need = qs_describe(s, NULL, 0) + 1;
+            char *desc = malloc(need);
+            if (!desc)
+                oom();
+            qs_describe(s, desc, need);
+            printf("  qsched state before that event (* = current job; "
+                   "counter = delivery slots accumulated):\n");
+            print_indented(desc, "    ");
+            free(desc);
+        } else if (st) {
+            printf("  qsched state before that event: no scheduler yet "
+                   "(parameters only)\n");
+        }
+        if (st)
+            qs_stream_free(st);
+        collect_free(&before);
+    }
+    rules = rules_for(exp_text ? exp_text : got);
+    if (rules)
+        printf("  rules to re-read: %s\n", rules);
+    free(evtext);
 }
 
 int qs_verify_main(int argc, char **argv)
 {
     collect mine = {0};
     FILE *tf;
-    char *line = NULL;
-    size_t cap = 0, i = 0;
+    char *line = NULL, why[512];
+    size_t cap = 0, k = 0, index = 0;
     ssize_t n;
-    long got_no = 0;
-    int rc;
+    long got_no = 0, bad_line = 0;
+    const char *trace_name;
+    int result = 0;
+
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+                      strcmp(argv[1], "-h") == 0)) {
+        puts("usage: qsched verify EVENTS TRACE\n"
+             "Compares TRACE (another implementation's output for EVENTS; "
+             "- for stdin)\nwith qsched's default-level trace.  Exit 0 "
+             "equal, 1 different (first\ndivergence reported on stdout), "
+             "2 bad input.");
+        return 0;
+    }
     if (argc != 3) {
         fputs("usage: qsched verify EVENTS TRACE\n", stderr);
         return 2;
     }
-    rc = run_collect(argv[1], &mine, 0, NULL);
-    if (rc != 0) {
-        collect_free(&mine);
+    why[0] = 0;
+    if (run_collect(argv[1], &mine, 0, NULL, &bad_line, why, sizeof why))
         return 2;
+    if (strcmp(argv[2], "-") == 0) {
+        tf = stdin;
+        trace_name = "stdin";
+    } else {
+        tf = fopen(argv[2], "r");
+        trace_name = argv[2];
     }
-    tf = fopen(argv[2], "r");
     if (!tf) {
         fprintf(stderr, "qsched verify: cannot open %s\n", argv[2]);
         collect_free(&mine);
@@ -157,64 +335,38 @@ int qs_verify_main(int argc, char **argv)
         n = getline(&line, &cap, tf);
         if (n >= 0) {
             got_no++;
-            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' ||
+                             line[n - 1] == ' ' || line[n - 1] == '\t'))
                 line[--n] = 0;
             if (!trace_line_counts(line))
                 continue;
             got = line;
+        } else {
+            got_no++; /* "the line after the last one" */
         }
-        if (!got && i == mine.n)
+        while (k < mine.n && !mine.v[k].is_default)
+            k++;
+        if (!got && k == mine.n)
             break; /* both ended together: equal */
-        if (got && i < mine.n && strcmp(got, mine.v[i].text) == 0) {
-            i++;
+        if (got && k < mine.n && strcmp(got, mine.v[k].text) == 0) {
+            k++;
+            index++;
             continue;
         }
-        /* first divergence */
-        {
-            long ev = i < mine.n ? mine.v[i].event_line
-                                 : (mine.n ? mine.v[mine.n - 1].event_line
-                                           : 0);
-            char *evtext = ev > 0 ? read_event_line(argv[1], ev) : NULL;
-            collect before = {0};
-            qs_stream *st = NULL;
-            printf("DIVERGENCE at trace line %zu (%s line %ld)\n", i + 1,
-                   argv[2], got ? got_no : got_no + 1);
-            printf("  event:    %s:%ld: %s\n", argv[1], ev,
-                   evtext ? evtext : "(end of stream)");
-            printf("  expected: %s\n",
-                   i < mine.n ? mine.v[i].text : "(end of trace)");
-            printf("  got:      %s\n", got ? got : "(end of trace)");
-            if (ev > 0 && run_collect(argv[1], &before, ev, &st) == 0 &&
-                qs_stream_sched(st)) {
-                size_t need = qs_describe(qs_stream_sched(st), NULL, 0) + 1;
-                char *desc = malloc(need);
-                if (desc) {
-                    qs_describe(qs_stream_sched(st), desc, need);
-                    printf("  qsched state before that event (* = current "
-                           "job):\n");
-                    {
-                        char *p = desc, *nl;
-                        while (*p && (nl = strchr(p, '\n')) != NULL) {
-                            printf("    %.*s\n", (int)(nl - p), p);
-                            p = nl + 1;
-                        }
-                    }
-                    free(desc);
-                }
-            }
-            if (st)
-                qs_stream_free(st);
-            collect_free(&before);
-            free(evtext);
-            free(line);
-            fclose(tf);
-            collect_free(&mine);
-            return 1;
-        }
+        report(argv[1], trace_name, &mine, k, index, got, got_no, bad_line,
+               why);
+        result = 1;
+        break;
+    }
+    if (result == 0) {
+        printf("traces agree: %zu lines\n", index);
+        if (bad_line > 0)
+            printf("note: the stream stops with an input error (%s): the "
+                   "implementation must also exit with status 2\n", why);
     }
     free(line);
-    fclose(tf);
-    printf("traces agree: %zu lines\n", mine.n);
+    if (tf != stdin)
+        fclose(tf);
     collect_free(&mine);
-    return 0;
+    return result;
 }

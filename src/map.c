@@ -10,17 +10,22 @@
 
 static uint64_t key_hash(const char *str, uint64_t num)
 {
-    uint64_t h = 1469598103934665603ULL;
-    int i;
-    if (str)
+    uint64_t h = num;
+    if (str) {
+        h ^= 1469598103934665603ULL;
         for (; *str; str++) {
             h ^= (unsigned char)*str;
             h *= 1099511628211ULL;
         }
-    for (i = 0; i < 8; i++) {
-        h ^= (num >> (8 * i)) & 0xff;
-        h *= 1099511628211ULL;
     }
+    /* FNV's low bits only see the low bits of each byte, and the buckets
+     * are picked by low bits: finish with a full avalanche (splitmix64),
+     * which alone is a good hash for the numeric keys. */
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
     return h;
 }
 

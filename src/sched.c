@@ -626,9 +626,13 @@ struct qs_batch_rcpt {
 static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
                       const struct qs_batch_rcpt *b, char *buf, size_t len)
 {
-    if (t->dest_rcpt_limit != 1)
-        snprintf(buf, len, "%s", g->nexthop);
-    else if (!g->local)
+    if (t->dest_rcpt_limit != 1) {
+        size_t n = strlen(g->nexthop);   /* <= 200 (parser), len is 512 */
+        if (n >= len)
+            n = len - 1;
+        memcpy(buf, g->nexthop, n);
+        buf[n] = 0;
+    } else if (!g->local)
         snprintf(buf, len, "r%lld@%s", (long long)b->ordinal, g->nexthop);
     else if (g->count == 1)
         snprintf(buf, len, "%s@%s", g->local, g->nexthop);
@@ -692,7 +696,9 @@ static void message_read(qs_sched *s, qs_message *m, int64_t limit)
     int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, i;
     int64_t ordinal_base = m->rcpt_total - m->rcpt_unread;
     qs_entry *entry = NULL;
-    qs_queue *dead_q = NULL;
+    qs_queue *dead_q = NULL, *last_q = NULL;
+    qs_transport *t = NULL;
+    size_t last_group = (size_t)-1;
     int64_t dead_run = 0;
     char dest[512];
     qs_trace r;
@@ -731,10 +737,17 @@ static void message_read(qs_sched *s, qs_message *m, int64_t limit)
     for (i = 0; i < n; i++) {
         struct qs_batch_rcpt *b = &s->batch[i];
         qs_mgroup *g = &m->groups[b->group];
-        qs_transport *t = transport_find(s, g->transport);
         qs_queue *q;
-        rcpt_dest(t, g, b, dest, sizeof dest);
-        q = queue_obtain(s, t, dest);
+        /* Consecutive recipients of one group share transport and, unless
+         * the destination is the recipient, destination: look up once. */
+        if (b->group != last_group || t->dest_rcpt_limit == 1) {
+            if (b->group != last_group)
+                t = transport_find(s, g->transport);
+            rcpt_dest(t, g, b, dest, sizeof dest);
+            last_q = queue_obtain(s, t, dest);
+            last_group = b->group;
+        }
+        q = last_q;
         /* S-CON-9: recipients for a dead destination are deferred at once
          * (the document: a queue is instantiated "unless it's dead"). */
         if (q->dead) {

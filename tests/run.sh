@@ -35,7 +35,7 @@ count_lines() { # label file rc
     n_fail=$(grep -c '^FAIL ' "$2")
     pass=$((pass + n_ok))
     fail=$((fail + n_fail))
-    grep '^FAIL ' "$2" | sed "s/^/[$1] /"
+    grep '^FAIL ' "$2" | sed "s|^|[$1] |"
     if [ "$n_fail" -gt 0 ]; then failed_names="$failed_names $1"; fi
     if [ "$3" -ne 0 ] && [ "$n_fail" -eq 0 ]; then bad "$1" "exit $3 without a FAIL line"; tail -5 "$2"; fi
     if [ "$n_ok" -eq 0 ] && [ "$n_fail" -eq 0 ] && [ "$3" -eq 0 ]; then ok; fi

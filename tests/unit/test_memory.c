@@ -22,7 +22,7 @@
 #include "sched_int.h" /* only for test_checker_catches */
 
 /* ================================================================== */
-/* the API harness (the same in test_preempt.c)                        */
+/* the API harness (a subset of the one in test_preempt.c)           */
 /* ================================================================== */
 /* A small driver of the public API: arrive lines written as in the event
  * language ("smtp:a.example*3 smtp:w@w.example"), select/done wrappers

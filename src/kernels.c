@@ -5,11 +5,84 @@
  * with scalar inputs only, so that the ACSL contracts in this file can be
  * proved by Frama-C WP (make proofs) and the rules tested one by one.
  * No state, no I/O, no allocation.
+ *
+ * The contracts (the comments opening with an at sign) are proved by
+ * `make proofs`; proofs/README.md says in words what each one means, which
+ * spec rule and which sentence of the document it formalises, and how the
+ * floating-point ones are proved.  Two conventions used below:
+ *  - preconditions are the ranges the parser and the core guarantee
+ *    (kernels.h: QS_COUNT_MAX; the logic constants just below for the rest);
+ *  - doubles are compared with the IEEE predicates \le_double, \lt_double
+ *    and \eq_double, which are exactly C's <=, < and == on finite doubles.
+ *    A plain `x <= y` in ACSL would be a comparison of real numbers; for
+ *    two doubles it means the same, but the SMT solvers decide the IEEE form
+ *    much faster (bit-precise floating point, no real-number conversion).
  */
 #include <math.h>
 #include "kernels.h"
 
-/* S-CON-2: g(N) = x | x/N | x/sqrt(N); the same shapes for f(N). */
+/*@
+  // Ranges guaranteed to every caller (the parser enforces them, see
+  // proofs/README.md "Preconditions").  QS_COUNT_MAX comes from kernels.h.
+  logic integer QS_WINDOW_MAX   = 1000000;       // windows, limits, init
+  logic integer QS_COST_MAX     = 1000;          // slot cost k
+  logic integer QS_LOAN_MAX     = 1000000;       // delivery slot loan
+  logic integer QS_MINSLOTS_MAX = 1000000;       // minimum delivery slots
+  logic integer QS_LEVEL_MAX    = 1000000;       // preemption stack levels
+  // Largest delay for which the exact score products fit in 64 bits:
+  // floor((2^63 - 1) / QS_COUNT_MAX).  The parser allows delays up to
+  // 2^40; see proofs/README.md "Findings" (the score kernels need it).
+  logic integer QS_DELAY_SAFE   = 9223372036;
+  // Counter values (slots_available) after charges and refunds: a count
+  // plus a count times k (S-PRE-8 can subtract needed*k at once).
+  logic integer QS_SLOTS_MAX    = QS_COUNT_MAX * (QS_COST_MAX + 1);
+
+  predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
+  predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
+  predicate qs_cost(integer k)   = 1 <= k <= QS_COST_MAX;
+
+  // A feedback value or base: a finite double in [0, 1] (S-CON-2).
+  predicate qs_unit(double x) =
+    \is_finite(x) && \le_double(0.0d, x) && \le_double(x, 1.0d);
+
+  // The documented range of `success` between events (S-CON-4, S-PFX-2):
+  // [0, 1) with the document's loop; [-1, 1) with Postfix's guard, whose
+  // loop may stop with success slightly below 0 (down to about -g/2).
+  predicate qs_success_range(double s, integer guard) =
+    \is_finite(s) && \lt_double(s, 1.0d) &&
+    (guard == 0 ? \le_double(0.0d, s) : \le_double((double)(-1.0), s));
+
+  // The documented range of `failure` between events (S-CON-7, S-PFX-2):
+  // [0, 1] with the document's loop; [0, 3/2] with Postfix's guard, whose
+  // loop stops only at failure >= f/2 and may overshoot to 1 + f/2.
+  predicate qs_failure_range(double f, integer guard) =
+    \is_finite(f) && \le_double(0.0d, f) &&
+    (guard == 0 ? \le_double(f, 1.0d) : \le_double(f, 1.5d));
+*/
+
+/* S-CON-2: g(N) = x | x/N | x/sqrt(N); the same shapes for f(N).
+ * Proved with WP's real-number float model (proofs/README.md explains why
+ * the bounds carry over to IEEE doubles: every bound here has representable
+ * end points and each operation is correctly rounded, hence monotone). */
+/*@
+  requires base:   qs_unit(base);
+  requires window: 1 <= window <= QS_WINDOW_MAX;
+  assigns \nothing;
+  ensures range:   qs_unit(\result);
+  ensures at_most_base: \le_double(\result, base);
+  // value: the correctly rounded IEEE quotient ((double)window is exact).
+  behavior per_window:
+    assumes form == QS_FB_CONC;
+    ensures value: \result == (double)(base / window);
+  behavior per_sqrt_window:
+    assumes form == QS_FB_SQRT;
+    ensures value: \result == (double)(base / (double)\sqrt(window));
+  behavior constant:
+    assumes form != QS_FB_CONC && form != QS_FB_SQRT;
+    ensures value: \result == base;
+  complete behaviors;
+  disjoint behaviors;
+*/
 double qs_fb_value(int form, double base, int window)
 {
     if (form == QS_FB_CONC)
@@ -20,6 +93,37 @@ double qs_fb_value(int form, double base, int window)
 }
 
 /* S-CON-4/S-CON-5: "After success" of the pseudocode. */
+/*@
+  requires window: 1 <= window <= QS_WINDOW_MAX;
+  requires limit:  0 <= limit <= QS_WINDOW_MAX;
+  requires guard:  guard == 0 || guard == 1;
+  requires g:      qs_unit(g);
+  requires ptrs:   \valid(success) && \valid(failure) &&
+                   \separated(success, failure);
+  requires success_range: qs_success_range(*success, guard);
+  requires failure_finite: \is_finite(*failure);
+  assigns *success, *failure;
+
+  ensures success_range: qs_success_range(*success, guard);
+  ensures failure_reset_or_kept:
+    \eq_double(*failure, 0.0d) || *failure == \old(*failure);
+  ensures window_min:  \result >= 1;
+  ensures window_max:  limit > 0 ==> \result <= limit;
+  ensures at_most_two_steps: \result <= \old(window) + 2;
+  ensures never_down:  \result >= \old(window) || \result == limit;
+  ensures step_resets_failure:
+    \result > \old(window) ==> \eq_double(*failure, 0.0d);
+  // g(N) = 1 is the old scheduler: one step per success (S-CON-4 note).
+  ensures plus_one:
+    guard == 0 && \eq_double(g, 1.0d) ==>
+      \eq_double(*failure, 0.0d) && (\result > \old(window) || \result == limit);
+  // Hysteresis: the first event of a cycle (success == 0) never steps
+  // when g < 1; growth happens at the END of a cycle of 1/g events.
+  ensures cycle_start_holds:
+    guard == 0 && \eq_double(\old(*success), 0.0d) && \lt_double(g, 1.0d) ==>
+      *failure == \old(*failure) && \eq_double(*success, g) &&
+      \result == (limit > 0 && \old(window) > limit ? limit : \old(window));
+*/
 int qs_success_step(int window, double g, int limit, int guard,
                     double *success, double *failure)
 {
@@ -28,6 +132,25 @@ int qs_success_step(int window, double g, int limit, int guard,
     /* Hysteresis 1: one step up per whole unit of accumulated feedback.
      * Postfix adds g/2 so that a sum like 7 * (1/7) that rounds to
      * 0.999... still completes its cycle (S-PFX-2). */
+    /*@
+      // The loop runs at most twice: success + g < 2 on entry, and each
+      // round takes exactly one unit off.  The window offset counts rounds.
+      loop invariant rounds: \at(window, Pre) <= window <= \at(window, Pre) + 2;
+      loop invariant finite: \is_finite(*success);
+      loop invariant round0: window == \at(window, Pre) ==>
+        \le_double(*success, 2.0d) &&
+        *success == \at(*success, LoopEntry) &&
+        *failure == \at(*failure, Pre);
+      loop invariant round1: window == \at(window, Pre) + 1 ==>
+        \le_double(*success, 1.0d) && \eq_double(*failure, 0.0d);
+      loop invariant round2: window == \at(window, Pre) + 2 ==>
+        \le_double(*success, 0.0d) && \eq_double(*failure, 0.0d);
+      loop invariant low_doc: guard == 0 ==> \le_double(0.0d, *success);
+      loop invariant low_pfx: guard == 1 ==>
+        \le_double((double)(-1.0), *success);
+      loop assigns window, *success, *failure;
+      loop variant \at(window, Pre) + 2 - window;
+    */
     while (guard ? (*success + g / 2 >= 1) : (*success >= 1)) {
         window += 1;
         *failure = 0;
@@ -40,6 +163,36 @@ int qs_success_step(int window, double g, int limit, int guard,
 }
 
 /* S-CON-7: "After failure" of the pseudocode, for a live destination. */
+/*@
+  requires window: 1 <= window <= QS_WINDOW_MAX;
+  requires guard:  guard == 0 || guard == 1;
+  requires f:      qs_unit(f);
+  requires ptrs:   \valid(success) && \valid(failure) &&
+                   \separated(success, failure);
+  requires failure_range: qs_failure_range(*failure, guard);
+  requires success_finite: \is_finite(*success);
+  assigns *success, *failure;
+
+  ensures failure_range: qs_failure_range(*failure, guard);
+  ensures success_reset_or_kept:
+    \eq_double(*success, 0.0d) || *success == \old(*success);
+  ensures window_min:  \result >= 1;
+  ensures never_up:    \result <= \old(window);
+  ensures at_most_two_steps: \result >= \old(window) - 2;
+  ensures doc_one_step: guard == 0 ==> \result >= \old(window) - 1;
+  ensures step_resets_success:
+    \result < \old(window) ==> \eq_double(*success, 0.0d);
+  // Reverse hysteresis: at the start of a cycle (failure == 0) the first
+  // negative feedback steps down at once (or the window is already 1).
+  ensures cycle_start_steps:
+    \eq_double(\old(*failure), 0.0d) && \lt_double(0.0d, f) ==>
+      \eq_double(*success, 0.0d) && (\result < \old(window) || \result == 1);
+  // ... and, in the document's loop, while the credit left from the
+  // cycle's first step covers f, nothing moves.
+  ensures doc_credit_holds:
+    guard == 0 && \le_double(f, \old(*failure)) ==>
+      \result == \old(window) && *success == \old(*success);
+*/
 int qs_failure_step(int window, double f, int guard,
                     double *success, double *failure)
 {
@@ -47,6 +200,25 @@ int qs_failure_step(int window, double f, int guard,
     /* Reverse hysteresis: the step down happens at the START of a cycle of
      * 1/f negative feedback events, because failure drops below zero on the
      * first event of the cycle. */
+    /*@
+      // failure - f >= -1 on entry and each round adds exactly 1, so after
+      // two rounds failure >= 1 and neither loop test can hold: at most two
+      // rounds (one for the document's test, failure < 0).
+      loop invariant rounds: \at(window, Pre) - 2 <= window <= \at(window, Pre);
+      loop invariant finite: \is_finite(*failure);
+      loop invariant round0: window == \at(window, Pre) ==>
+        \le_double((double)(-1.0), *failure) &&
+        *success == \at(*success, Pre);
+      loop invariant round1: window == \at(window, Pre) - 1 ==>
+        \le_double(0.0d, *failure) && \eq_double(*success, 0.0d);
+      loop invariant round2: window == \at(window, Pre) - 2 ==>
+        \le_double(1.0d, *failure) && \eq_double(*success, 0.0d);
+      loop invariant doc_rounds: guard == 0 ==> window >= \at(window, Pre) - 1;
+      loop invariant high_doc: guard == 0 ==> \le_double(*failure, 1.0d);
+      loop invariant high_pfx: guard == 1 ==> \le_double(*failure, 1.5d);
+      loop assigns window, *success, *failure;
+      loop variant window - (\at(window, Pre) - 2);
+    */
     while (guard ? (*failure - f / 2 < 0) : (*failure < 0)) {
         window -= 1;
         *failure += 1;
@@ -57,13 +229,41 @@ int qs_failure_step(int window, double f, int guard,
     return window;
 }
 
-/* S-CON-6: each failure is 1/window of a pseudo-cohort. */
+/* S-CON-6: each failure is 1/window of a pseudo-cohort.
+ * Proved with WP's real-number float model, like qs_fb_value. */
+/*@
+  // fail_cohorts counts failures since the last reset, each worth at most
+  // one cohort; 2^53 of them would take centuries, so the bound is real.
+  requires cohorts: \is_finite(fail_cohorts) &&
+                    \le_double(0.0d, fail_cohorts) &&
+                    \le_double(fail_cohorts, (double)0x1p53);
+  requires window:  1 <= window <= QS_WINDOW_MAX;
+  assigns \nothing;
+  ensures finite:   \is_finite(\result);
+  ensures grows:    \le_double(fail_cohorts, \result);
+  ensures value:    \result == (double)(fail_cohorts + (double)(1.0 / window));
+*/
 double qs_cohort_add(double fail_cohorts, int window)
 {
     return fail_cohorts + 1.0 / (double)window;
 }
 
 /* S-CON-8 / S-PFX-1: the dead-destination test. */
+/*@
+  // (double)limit is exact (|limit| < 2^53), so these are the document's
+  // comparisons of fail_cohorts with the integer limit.
+  assigns \nothing;
+  ensures boolean: \result == 0 || \result == 1;
+  behavior document:
+    assumes postfix == 0;
+    ensures dead_iff: \result == 1 <==> \lt_double((double)limit, fail_cohorts);
+  behavior postfix:
+    assumes postfix != 0;
+    ensures dead_iff: \result == 1 <==>
+      (limit > 0 && \le_double((double)limit, fail_cohorts));
+  complete behaviors;
+  disjoint behaviors;
+*/
 int qs_cohort_dead(double fail_cohorts, int limit, int postfix)
 {
     if (postfix)
@@ -73,6 +273,13 @@ int qs_cohort_dead(double fail_cohorts, int limit, int postfix)
 
 /* S-CON-3: "Don't apply positive feedback unless
  * concurrency < busy_refcount + init_dest_concurrency". */
+/*@
+  requires busy:   qs_ucount(busy);
+  requires init:   0 <= init <= QS_WINDOW_MAX;
+  assigns \nothing;
+  ensures boolean: \result == 0 || \result == 1;
+  ensures allows_iff: \result == 1 <==> window < busy + init;
+*/
 int qs_safety_allows(int window, int busy, int init)
 {
     return window < busy + init;
@@ -80,6 +287,22 @@ int qs_safety_allows(int window, int busy, int init)
 
 /* S-PRE-3: no attempt while the counter is <= 0 (loans can make it
  * negative) or while the job could never accumulate min_slots slots. */
+/*@
+  requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
+  requires entries:  qs_count(max_entries);
+  requires min_slots: 0 <= min_slots <= QS_MINSLOTS_MAX;
+  requires cost:     qs_cost(slot_cost);
+  assigns \nothing;
+  ensures boolean:   \result == 0 || \result == 1;
+  behavior empty_counter:
+    assumes slots_available <= 0;
+    ensures never: \result == 0;
+  behavior positive_counter:
+    assumes slots_available > 0;
+    ensures gate_iff: \result == 1 <==> max_entries >= min_slots * slot_cost;
+  complete behaviors;
+  disjoint behaviors;
+*/
 int qs_preempt_gate(long long slots_available, long long max_entries,
                     int min_slots, int slot_cost)
 {
@@ -90,6 +313,21 @@ int qs_preempt_gate(long long slots_available, long long max_entries,
 
 /* S-PRE-5: slots the current job may still accumulate, using the minimum
  * entry estimate so that the scheduler errs on the safe side. */
+/*@
+  requires entries:  qs_ucount(min_entries);
+  requires selected: qs_ucount(selected);
+  requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
+  requires cost:     qs_cost(slot_cost);
+  assigns \nothing;
+  ensures value: \result == (min_entries - selected + slots_available) / slot_cost;
+  // Integer division rounds down here: the job can pay for \result
+  // candidates' slots with what it has and may still earn, and not one more.
+  ensures affordable: min_entries - selected + slots_available >= 0 ==>
+    0 <= \result * slot_cost <= min_entries - selected + slots_available &&
+    min_entries - selected + slots_available < (\result + 1) * slot_cost;
+  ensures nothing_to_earn: min_entries - selected + slots_available < slot_cost ==>
+    \result <= 0;
+*/
 long long qs_candidate_max_slots(long long min_entries, long long selected,
                                  long long slots_available, int slot_cost)
 {
@@ -97,12 +335,27 @@ long long qs_candidate_max_slots(long long min_entries, long long selected,
 }
 
 /* S-PRE-5: a candidate needs at least one and at most max_slots slots. */
+/*@
+  assigns \nothing;
+  ensures boolean: \result == 0 || \result == 1;
+  ensures fits_iff: \result == 1 <==> 1 <= needed <= max_slots;
+*/
 int qs_candidate_fits(long long needed, long long max_slots)
 {
     return needed > 0 && needed <= max_slots;
 }
 
 /* S-PRE-6: a/b > c/d with b, d >= 1, without rounding. */
+/*@
+  requires delays: 0 <= delay_a <= QS_DELAY_SAFE && 0 <= delay_b <= QS_DELAY_SAFE;
+  requires totals: 1 <= total_a <= QS_COUNT_MAX && 1 <= total_b <= QS_COUNT_MAX;
+  assigns \nothing;
+  ensures boolean: \result == 0 || \result == 1;
+  ensures cross: \result == 1 <==> delay_a * total_b > delay_b * total_a;
+  // The same thing as a comparison of exact fractions.
+  ensures score: \result == 1 <==>
+    (real)delay_a / total_a > (real)delay_b / total_b;
+*/
 int qs_score_better(long long delay_a, long long total_a,
                     long long delay_b, long long total_b)
 {
@@ -110,6 +363,19 @@ int qs_score_better(long long delay_a, long long total_a,
 }
 
 /* S-PRE-6: delay <= best score, i.e. delay * total_best <= delay_best. */
+/*@
+  requires delays: 0 <= delay <= QS_DELAY_SAFE && 0 <= delay_best <= QS_DELAY_SAFE;
+  requires total:  1 <= total_best <= QS_COUNT_MAX;
+  assigns \nothing;
+  ensures boolean: \result == 0 || \result == 1;
+  ensures stop_iff: \result == 1 <==> delay * total_best <= delay_best;
+  ensures score: \result == 1 <==> delay <= (real)delay_best / total_best;
+  // Soundness of the early stop: no job with a delay <= this one and any
+  // total >= 1 can have a strictly better score than the best.
+  ensures sound: \result == 1 ==>
+    \forall integer d, t; 0 <= d <= delay && t >= 1 ==>
+      !(d * total_best > delay_best * t);
+*/
 int qs_score_cannot_improve(long long delay, long long delay_best,
                             long long total_best)
 {
@@ -119,6 +385,20 @@ int qs_score_cannot_improve(long long delay, long long delay_best,
 /* S-PRE-7: counter/k + loan >= needed * (100 - discount) / 100, computed
  * as 100 * (counter/k + loan) >= needed * (100 - discount) so that no
  * fraction is lost (Postfix compares against a double; same answer). */
+/*@
+  requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
+  requires cost:     qs_cost(slot_cost);
+  requires loan:     0 <= loan <= QS_LOAN_MAX;
+  requires discount: 0 <= discount <= 100;
+  requires needed:   qs_ucount(needed);
+  assigns \nothing;
+  ensures boolean:   \result == 0 || \result == 1;
+  ensures fires_iff: \result == 1 <==>
+    100 * (slots_available / slot_cost + loan) >= needed * (100 - discount);
+  // The document's inequality with an exact right-hand side.
+  ensures document: \result == 1 <==>
+    slots_available / slot_cost + loan >= (real)(needed * (100 - discount)) / 100;
+*/
 int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
                      int discount, long long needed)
 {
@@ -127,6 +407,14 @@ int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
 }
 
 /* S-PRE-8: the preempted job pays for the whole candidate at once. */
+/*@
+  requires counter: -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
+  requires needed:  qs_ucount(needed);
+  requires cost:    qs_cost(slot_cost);
+  assigns \nothing;
+  ensures charged:  \result == slots_available - needed * slot_cost;
+  ensures pays:     \result <= slots_available;
+*/
 long long qs_slots_charge(long long slots_available, long long needed,
                           int slot_cost)
 {
@@ -136,6 +424,22 @@ long long qs_slots_charge(long long slots_available, long long needed,
 /* S-PRE-9: refund on pop.  used_delta = entries really used - charged,
  * so subtracting used_delta * k gives back what was charged but unused
  * (or takes more when the child used more than it was charged). */
+/*@
+  requires counter: -2 * QS_SLOTS_MAX <= parent_available <= 2 * QS_SLOTS_MAX;
+  requires used:    qs_count(used_delta);
+  requires cost:    qs_cost(slot_cost);
+  requires levels:  0 <= child_level <= QS_LEVEL_MAX &&
+                    0 <= parent_level <= QS_LEVEL_MAX;
+  assigns \nothing;
+  behavior original_parent:
+    assumes child_level == parent_level + 1;
+    ensures refund: \result == parent_available - used_delta * slot_cost;
+  behavior adoptive_parent:
+    assumes child_level != parent_level + 1;
+    ensures no_refund: \result == parent_available;
+  complete behaviors;
+  disjoint behaviors;
+*/
 long long qs_slots_refund(long long parent_available, long long used_delta,
                           int slot_cost, int child_level, int parent_level)
 {
@@ -146,12 +450,34 @@ long long qs_slots_refund(long long parent_available, long long used_delta,
 
 /* S-MEM-6: (extra + unused + 1) / 2, where unused is in [-extra, 0]
  * whenever this is called with the normal pool exhausted. */
+/*@
+  requires extra:  qs_ucount(per_stack);
+  requires pool:   -per_stack <= unused <= QS_COUNT_MAX;
+  assigns \nothing;
+  ensures value:   \result == (per_stack + unused + 1) / 2;
+  // Half, rounded up, of what is left: never negative, never more than
+  // what is left, so the pool stays >= -extra after paying it out.
+  ensures nonneg:  \result >= 0;
+  ensures half_up: 2 * \result == per_stack + unused ||
+                   2 * \result == per_stack + unused + 1;
+  ensures bounded: \result <= per_stack + unused;
+  ensures pool_floor: unused - \result >= -per_stack;
+*/
 long long qs_pool_extra_share(long long per_stack, long long unused)
 {
     return (per_stack + unused + 1) / 2;
 }
 
 /* S-MEM-5: a job can give back what neither it nor its message uses. */
+/*@
+  requires counts: qs_count(job_limit) && qs_count(job_count) &&
+                   qs_count(msg_limit) && qs_count(msg_count);
+  assigns \nothing;
+  ensures job_bound: \result <= job_limit - job_count;
+  ensures msg_bound: \result <= msg_limit - msg_count;
+  ensures is_min:    \result == job_limit - job_count ||
+                     \result == msg_limit - msg_count;
+*/
 long long qs_pool_unused(long long job_limit, long long job_count,
                          long long msg_limit, long long msg_count)
 {

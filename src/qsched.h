@@ -156,7 +156,8 @@ typedef struct qs_stats {
     int64_t recipients_delivered, recipients_deferred;
     int64_t messages_done, deaths, revivals, reads;
     int64_t peak_in_core;     /* total in-core recipients, peak */
-    int64_t bound_in_core;    /* the document's total bound */
+    int64_t bound_in_core;    /* the document's total bound (S-MEM-9) */
+    int64_t bound_holding;    /* the bound that holds now (S-INV-8) */
 } qs_stats;
 void qs_get_stats(const qs_sched *s, qs_stats *st);
 

@@ -1737,10 +1737,20 @@ int64_t qs_bound_total(const qs_sched *s)
     return a > s->msg_rcpt_limit ? a : s->msg_rcpt_limit;
 }
 
+int64_t qs_bound_holding(const qs_sched *s)
+{
+    const qs_transport *t;
+    int64_t a = s->msg_rcpt_limit + s->msg_rcpt_minimum * s->active_count;
+    for (t = s->xhead; t; t = t->next)
+        a += t->rcpt_limit + t->extra_rcpt_limit;
+    return a;
+}
+
 void qs_get_stats(const qs_sched *s, qs_stats *st)
 {
     *st = s->stats;
     st->bound_in_core = qs_bound_total(s);
+    st->bound_holding = qs_bound_holding(s);
 }
 
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }

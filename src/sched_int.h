@@ -172,5 +172,9 @@ struct qs_sched {
 /* The document's upper bounds on in-core recipients (S-MEM-9). */
 int64_t qs_bound_transport(const qs_sched *s, const qs_transport *t);
 int64_t qs_bound_total(const qs_sched *s);
+/* S-INV-8: the bound that holds: qmgr_message_recipient_limit +
+ * qmgr_message_recipient_minimum x active messages + sum over transports of
+ * (recipient limit + extra recipient limit). */
+int64_t qs_bound_holding(const qs_sched *s);
 
 #endif

@@ -303,6 +303,8 @@ void qs_print_stats(const qs_printer *p, const qs_sched *s)
                 (long long)st.messages_done, (long long)st.deaths,
                 (long long)st.revivals, (long long)st.reads,
                 (long long)st.peak_in_core, (long long)st.bound_in_core);
+        fprintf(p->out, "stats s_inv_8_bound=%lld\n",
+                (long long)st.bound_holding);
     }
     for (i = 0; i < n; i++) {
         qs_transport_stats ts;

@@ -157,7 +157,8 @@ typedef struct qs_stats {
     int64_t messages_done, deaths, revivals, reads;
     int64_t peak_in_core;     /* total in-core recipients, peak */
     int64_t bound_in_core;    /* the document's total bound (S-MEM-9) */
-    int64_t bound_holding;    /* the bound that holds now (S-INV-8) */
+    int64_t bound_holding;    /* the bound that holds (S-INV-8), with
+                                 A = qmgr_message_active_limit */
 } qs_stats;
 void qs_get_stats(const qs_sched *s, qs_stats *st);
 

@@ -1750,7 +1750,10 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
 {
     *st = s->stats;
     st->bound_in_core = qs_bound_total(s);
-    st->bound_holding = qs_bound_holding(s);
+    /* S-INV-8 with A at its maximum, so that it bounds every step */
+    st->bound_holding = qs_bound_holding(s) +
+                        s->msg_rcpt_minimum * (s->active_limit -
+                                               s->active_count);
 }
 
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }

@@ -179,8 +179,9 @@ static qs_queue *queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     return q;
 }
 
-/* Postfix discards an in-core queue when it is empty and alive; a new one
- * starts again from the initial window. */
+/* S-CON-13: Postfix discards an in-core queue when it is empty and alive;
+ * a new one starts again from the initial window.  Dead queues stay until
+ * they revive. */
 static void queue_free_if_idle(qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -1021,7 +1022,8 @@ static void queue_die(qs_sched *s, qs_queue *q)
     emit(s, &r);
     queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
-     * the blockers it caused; their entries there are gone. */
+     * the blockers it caused; their entries there are gone.  S-PFX-10:
+     * Postfix only stops counting the queue as a blocker (below). */
     if (!postfix(s) && q->blocker_tag == t->blocker_tag) {
         blocker_release_all(s, t, q);
         released = 1;

@@ -846,14 +846,15 @@ static void message_free(qs_message *m)
 
 /* A message whose in-core recipients are all dealt with reads more, or
  * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7). */
-static void message_check(qs_sched *s, qs_message *m)
+static int message_check(qs_sched *s, qs_message *m)
 {
     qs_trace r;
-    /* S-MEM-7: all in-core recipients dealt with, more unread: read. */
+    /* S-MEM-7: all in-core recipients dealt with, more unread: read.
+     * (m is still marked check_pending, so the reads do not queue it.) */
     while (m->rcpt_count == 0 && m->rcpt_unread > 0)
         message_realloc(s, m);
     if (m->rcpt_count > 0 || m->rcpt_unread > 0)
-        return;
+        return 0;
     while (m->jobs) {
         qs_job *j = m->jobs;
         m->jobs = j->mnext;
@@ -883,6 +884,7 @@ static void message_check(qs_sched *s, qs_message *m)
             s->incoming_tail = NULL;
         message_activate(s, w);
     }
+    return 1;
 }
 
 static void run_checks(qs_sched *s)
@@ -890,9 +892,9 @@ static void run_checks(qs_sched *s)
     while (s->check_head) {
         qs_message *m = s->check_head;
         s->check_head = m->check_next;
-        m->check_pending = 0;
         m->check_next = NULL;
-        message_check(s, m);
+        if (!message_check(s, m))
+            m->check_pending = 0; /* still active: may be queued again */
     }
 }
 

@@ -105,6 +105,13 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
                   "transport %s: job %s level %d not below parent %s level "
                   "%d", t->name, j->message->id, j->stack_level,
                   j->parent->message->id, j->parent->stack_level);
+            /* ...and exactly one level deeper while its parent is still
+             * the job it preempted (S-PRE-9's refund test relies on it). */
+            CHECK(j->parent->serial != j->preempted_serial ||
+                  j->stack_level == j->parent->stack_level + 1,
+                  "transport %s: job %s level %d under the job it preempted "
+                  "(%s, level %d)", t->name, j->message->id, j->stack_level,
+                  j->parent->message->id, j->parent->stack_level);
             for (c = j->parent->child_head; c && c != j; c = c->snext)
                 ;
             CHECK(c == j, "transport %s: job %s missing from its parent's "

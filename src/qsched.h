@@ -83,8 +83,10 @@ enum qs_trace_kind {
     QS_T_UNBLOCK,   /* transport dest: all blockers of transport released */
     QS_T_RETIRE,    /* transport msg: job left the job lists */
     QS_T_RELINK,    /* transport msg: retired job back on the lists */
-    QS_T_SLOTS      /* transport msg a=job rcpt_limit b=pool unused: pool
+    QS_T_SLOTS,     /* transport msg a=job rcpt_limit b=pool unused: pool
                        moves (explain) */
+    QS_T_NOCANDIDATE /* transport msg(current) a=counter c=max_slots: a
+                       preemption attempt found no candidate */
 };
 
 typedef struct qs_trace {

@@ -1226,8 +1226,16 @@ static qs_job *job_preempt(qs_sched *s, qs_job *current)
                          t->min_slots, t->slot_cost))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
-    if (!job)
+    if (!job) {
+        /* an attempt (the gate let it through) that found no candidate */
+        r = rec(QS_T_NOCANDIDATE);
+        r.transport = t->name;
+        r.msg = current->message->id;
+        r.a = current->slots_available;
+        r.c = max_slots;
+        emit(s, &r);
         return current;
+    }
     r = rec(QS_T_CANDIDATE);
     r.transport = t->name;
     r.msg = current->message->id;
@@ -1273,6 +1281,7 @@ static qs_job *job_preempt(qs_sched *s, qs_job *current)
         t->jhead = job;
     current->lprev = job;
     job->parent = current;
+    job->preempted_serial = current->serial;
     child_append(current, job);
     job->stack_level = current->stack_level + 1;
     t->job_current = job;

@@ -70,6 +70,7 @@ struct qs_job {
     qs_job *parent;           /* preemption stack parent */
     qs_job *child_head, *child_tail, *sprev, *snext; /* children/siblings */
     int stack_level;          /* -1: not on the job lists (retired/new) */
+    uint64_t preempted_serial; /* serial of the job it last preempted */
     unsigned blocker_tag;
     qs_peer *peer_head, *peer_tail;
     int64_t peer_count;

@@ -149,6 +149,11 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
     case QS_T_RELINK:
         n = snprintf(buf, len, "relink %s %s", r->transport, r->msg);
         break;
+    case QS_T_NOCANDIDATE:
+        n = snprintf(buf, len, "nocandidate %s current=%s counter=%lld "
+                     "max_slots=%lld", r->transport, r->msg, (long long)r->a,
+                     (long long)r->c);
+        break;
     case QS_T_SLOTS:
         n = snprintf(buf, len, "slots %s %s limit=%lld pool=%lld next=%s",
                      r->transport, r->msg, (long long)r->a, (long long)r->b,
@@ -165,7 +170,8 @@ static const char *kind_name(enum qs_trace_kind k)
     static const char *names[] = {
         "deliver", "idle", "window", "dead", "revive", "defer", "warning",
         "activate", "wait", "leave", "read", "candidate", "preempt",
-        "nopreempt", "pop", "blocker", "unblock", "retire", "relink", "slots"};
+        "nopreempt", "pop", "blocker", "unblock", "retire", "relink", "slots",
+        "nocandidate"};
     return names[k];
 }
 
@@ -234,6 +240,10 @@ static void print_json(FILE *out, const qs_trace *r)
         json_num(out, "used_delta", r->a);
         fprintf(out, ",\"refund\":%s", r->b ? "true" : "false");
         json_num(out, "parent_counter", r->c);
+        break;
+    case QS_T_NOCANDIDATE:
+        json_num(out, "counter", r->a);
+        json_num(out, "max_slots", r->c);
         break;
     case QS_T_SLOTS:
         json_str(out, "next", r->msg2);

@@ -581,6 +581,24 @@ static void message_schedule_check(qs_sched *s, qs_message *m)
     }
 }
 
+/* S-MEM-5: after an entry of `job` is done or deferred, the message's
+ * other jobs that have slots to spare give them back first - retired jobs
+ * at once, all of them once the message is fully read (a job may have
+ * sponsored another job of its message) - then the job itself, once the
+ * message is fully read. */
+static void message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
+{
+    qs_job *sponsor;
+    for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
+        if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
+            continue;
+        if (sponsor->stack_level < 0 || m->rcpt_unread == 0)
+            job_move_limits(s, sponsor);
+    }
+    if (m->rcpt_unread == 0)
+        job_move_limits(s, job);
+}
+
 /* S-CON-9: a todo entry of a dead destination is deferred: removed from
  * the active queue; its recipients stay undelivered. */
 static void entry_defer_todo(qs_sched *s, qs_entry *e)
@@ -600,12 +618,13 @@ static void entry_defer_todo(qs_sched *s, qs_entry *e)
     qlist_unlink(&q->todo_head, &q->todo_tail, e);
     q->todo--;
     p->refcount--;
-    job->read_entries--;   /* it will never be selected */
+    /* Dealt with: it counts as selected (as in Postfix), so the job's
+     * entry total - the score denominator - still includes it. */
+    job->selected_entries++;
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;
-    if (m->rcpt_unread == 0)
-        job_move_limits(s, job);
+    message_return_slots(s, m, job);
     peer_free_if_unused(p);
     message_schedule_check(s, m);
     free(e);
@@ -1681,10 +1700,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     queue_update_ready(q);
     if (!postfix(s))
         feedback(s, q, outcome);
-    /* S-MEM-5: once its message is fully read, a job passes the slots its
-     * finished entries free on to the next unread job (or the pool). */
-    if (m->rcpt_unread == 0)
-        job_move_limits(s, job);
+    /* S-MEM-5: slots freed by the finished entry move on. */
+    message_return_slots(s, m, job);
     /* S-PRE-12: the destination can take more: release blockers. */
     blocker_update(s, q);
     /* The peer's reference is dropped only now: negative feedback above

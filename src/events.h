@@ -16,8 +16,6 @@
 #define QS_LINE_MAX 1048576
 /* Most recipient groups on one arrive line. */
 #define QS_GROUPS_MAX 100000
-/* Most messages waiting for the active queue at once. */
-#define QS_WAITING_MAX 1000000
 
 typedef struct qs_stream qs_stream;
 

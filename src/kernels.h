@@ -15,6 +15,8 @@
 /* Largest count the core accepts anywhere (recipients, entries, slots).
  * Keeps every product below in 64-bit range; the parser enforces it. */
 #define QS_COUNT_MAX 1000000000LL
+/* Most messages waiting for the active queue at once (S-EV-1). */
+#define QS_WAITING_MAX 1000000
 
 /* Feedback forms (S-CON-2). */
 enum qs_fb_form {

@@ -898,6 +898,7 @@ static int message_check(qs_sched *s, qs_message *m)
     message_free(m);
     while (s->incoming_head && s->active_count < s->active_limit) {
         qs_message *w = s->incoming_head;
+        s->incoming_count--;
         s->incoming_head = w->next;
         if (!s->incoming_head)
             s->incoming_tail = NULL;
@@ -1554,7 +1555,7 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     int64_t total = 0;
     size_t i;
     qs_trace r;
-    if (!msgid || !*msgid || strlen(msgid) > 255) {
+    if (!msgid || !*msgid || strlen(msgid) > 64) {
         seterr(err, errlen, "bad message id");
         return -1;
     }
@@ -1566,6 +1567,13 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     }
     if (ngroups == 0) {
         seterr(err, errlen, "a message needs at least one recipient");
+        return -1;
+    }
+    /* S-EV-1: the incoming queue is bounded too. */
+    if (s->active_count >= s->active_limit &&
+        s->incoming_count >= QS_WAITING_MAX) {
+        seterr(err, errlen, "too many messages waiting for the active queue "
+               "(limit 1000000)");
         return -1;
     }
     for (i = 0; i < ngroups; i++) {
@@ -1609,6 +1617,7 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         else
             s->incoming_head = m;
         s->incoming_tail = m;
+        s->incoming_count++;
         r = rec(QS_T_WAIT);
         r.msg = m->id;
         emit(s, &r);

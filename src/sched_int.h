@@ -150,6 +150,7 @@ struct qs_sched {
     /* messages */
     qs_map messages;          /* id -> message (active and incoming) */
     qs_message *incoming_head, *incoming_tail;
+    int64_t incoming_count;
     qs_message *active_head, *active_tail;
     int64_t active_count;
     qs_message *check_head;

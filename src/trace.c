@@ -291,14 +291,16 @@ void qs_print_stats(const qs_printer *p, const qs_sched *s)
                 "\"blockers\":%lld,\"recipients_delivered\":%lld,"
                 "\"recipients_deferred\":%lld,\"messages_done\":%lld,"
                 "\"deaths\":%lld,\"revivals\":%lld,\"reads\":%lld,"
-                "\"peak_in_core\":%lld,\"bound_in_core\":%lld}\n",
+                "\"peak_in_core\":%lld,\"bound_in_core\":%lld,"
+                "\"s_inv_8_bound\":%lld}\n",
                 (long long)st.deliveries, (long long)st.idles,
                 (long long)st.preemptions, (long long)st.preempt_refused,
                 (long long)st.blockers, (long long)st.recipients_delivered,
                 (long long)st.recipients_deferred,
                 (long long)st.messages_done, (long long)st.deaths,
                 (long long)st.revivals, (long long)st.reads,
-                (long long)st.peak_in_core, (long long)st.bound_in_core);
+                (long long)st.peak_in_core, (long long)st.bound_in_core,
+                (long long)st.bound_holding);
     } else {
         fprintf(p->out,
                 "stats deliveries=%lld idles=%lld preemptions=%lld "

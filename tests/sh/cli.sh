@@ -147,3 +147,13 @@ if make -s install PREFIX=/usr DESTDIR="$t/root" >/dev/null 2>&1; then
 else
     no install "make install failed"
 fi
+
+# the incoming queue is bounded (S-EV-1): with an active limit of 1, the
+# 1,000,002nd message is the 1,000,001st waiting one and is refused
+python3 -c "
+print('qmgr_message_active_limit = 1')
+for i in range(1000002):
+    print('arrive M%d smtp:a.example' % i)" >"$t/wait.events"
+$Q "$t/wait.events" >/dev/null 2>"$t/wait.err"; rc=$?
+expect waiting-limit-exit test $rc -eq 2
+expect waiting-limit-msg grep -q ':1000003: too many messages waiting for the active queue (limit 1000000)' "$t/wait.err"

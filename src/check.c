@@ -215,6 +215,8 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
             return -1;
         active++;
     }
+    /* S-INV-7: the active queue holds at most its limit; messages wait
+     * only while it is full. */
     CHECK(active == s->active_count && active <= s->active_limit,
           "active queue holds %lld messages (count %lld, limit %lld)",
           (long long)active, (long long)s->active_count,

@@ -1,3 +1,5 @@
+# docs/guide-src/content.py - the text and snippets of docs/guide.md, run by
+# build.py (md() adds prose, sh() runs a snippet and pastes its real output).
 md("""
 <!-- docs/guide.md - teaching material for qsched: how the Postfix queue
      manager's two scheduling algorithms work, shown with small event streams

@@ -26,6 +26,7 @@
 #include <string.h>
 #include "cli.h"
 #include "events.h"
+#include "gen.h"
 
 /* ---- the PRNG: splitmix64 (Steele, Lea, Flood 2014) ---- */
 
@@ -563,22 +564,79 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-int qs_gen_main(int argc, char **argv)
+int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
+                 size_t errlen)
 {
     gen g;
-    uint64_t seed = 0, size = 80;
-    int have_seed = 0, i, mix = -1, profile = -1;
-    char err[256];
+    char why[256];
+    int mix = -1, profile = opt->profile, k;
     memset(&g, 0, sizeof g);
+    if (opt->mix) {
+        for (k = 0; k < MIX_COUNT; k++)
+            if (strcmp(opt->mix, gen_mixes[k].name) == 0)
+                mix = k;
+        if (mix < 0) {
+            if (err && errlen)
+                snprintf(err, errlen, "unknown mix \"%s\"", opt->mix);
+            return 2;
+        }
+    }
+    g.check = opt->check;
+    g.rng.state = opt->seed;
+    /* profile and mix not given: both come from the seed, in this order */
+    if (profile != QS_PROFILE_DOCUMENT && profile != QS_PROFILE_POSTFIX)
+        profile = rng_pct(&g.rng, 50) ? QS_PROFILE_POSTFIX
+                                      : QS_PROFILE_DOCUMENT;
+    if (mix < 0)
+        mix = (int)rng_below(&g.rng, MIX_COUNT);
+    g.profile = (enum qs_profile)profile;
+    g.mix = mix;
+    g.out = out;
+    g.params = qs_params_new();
+    g.shadow = qs_stream_new("gen", NULL, NULL);
+    if (!g.params || !g.shadow)
+        gen_fatal("out of memory", NULL);
+    fprintf(out, "# generated: qsched gen --seed %llu --profile %s --size "
+            "%llu --mix %s\n", (unsigned long long)opt->seed,
+            profile == QS_PROFILE_POSTFIX ? "postfix" : "document",
+            (unsigned long long)opt->events, gen_mixes[mix].name);
+    gen_setup(&g);
+    g.sched = qs_sched_new(g.params, g.profile, NULL, NULL, why, sizeof why);
+    if (!g.sched)
+        gen_fatal("qs_sched_new", why);
+    {
+        /* alternate fill and drain phases of 10..40 events */
+        int draining = 0;
+        long phase_end = (long)rng_range(&g.rng, 10, 40);
+        while ((uint64_t)g.events < opt->events) {
+            if (g.events >= phase_end) {
+                draining = !draining;
+                phase_end = g.events + (long)rng_range(&g.rng, 10, 40);
+            }
+            gen_event(&g, draining);
+        }
+    }
+    gen_compare_shadow(&g);
+    qs_sched_free(g.sched);
+    qs_stream_free(g.shadow);
+    qs_params_free(g.params);
+    return 0;
+}
+
+int qs_gen_main(int argc, char **argv)
+{
+    qs_gen_options opt = {0, -1, NULL, 80, 0};
+    int have_seed = 0, i, rc;
+    char err[256];
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             gen_usage(stdout);
             return 0;
         } else if (strcmp(a, "--check") == 0) {
-            g.check = 1;
+            opt.check = 1;
         } else if (strcmp(a, "--seed") == 0 && v) {
-            if (parse_u64(v, &seed) < 0) {
+            if (parse_u64(v, &opt.seed) < 0) {
                 fprintf(stderr, "qsched gen: bad seed \"%s\"\n", v);
                 return 2;
             }
@@ -586,9 +644,9 @@ int qs_gen_main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--profile") == 0 && v) {
             if (strcmp(v, "document") == 0)
-                profile = QS_PROFILE_DOCUMENT;
+                opt.profile = QS_PROFILE_DOCUMENT;
             else if (strcmp(v, "postfix") == 0)
-                profile = QS_PROFILE_POSTFIX;
+                opt.profile = QS_PROFILE_POSTFIX;
             else {
                 fprintf(stderr, "qsched gen: unknown profile \"%s\"\n", v);
                 return 2;
@@ -596,27 +654,20 @@ int qs_gen_main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--size") == 0 && v) {
             if (strcmp(v, "small") == 0)
-                size = 80;
+                opt.events = 80;
             else if (strcmp(v, "medium") == 0)
-                size = 400;
+                opt.events = 400;
             else if (strcmp(v, "large") == 0)
-                size = 2000;
-            else if (parse_u64(v, &size) < 0 || size < 1 || size > 10000000) {
-                fprintf(stderr, "qsched gen: bad size \"%s\" (small, medium, "
-                        "large or 1 .. 10000000 events)\n", v);
+                opt.events = 2000;
+            else if (parse_u64(v, &opt.events) < 0 || opt.events < 1 ||
+                     opt.events > 10000000) {
+                fprintf(stderr, "qsched gen: bad size \"%s\" (small, "
+                        "medium, large or 1 .. 10000000 events)\n", v);
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--mix") == 0 && v) {
-            int k;
-            for (k = 0; k < MIX_COUNT; k++)
-                if (strcmp(v, gen_mixes[k].name) == 0)
-                    mix = k;
-            if (mix < 0) {
-                fprintf(stderr, "qsched gen: unknown mix \"%s\"\n", v);
-                gen_usage(stderr);
-                return 2;
-            }
+            opt.mix = v;
             i++;
         } else {
             fprintf(stderr, "qsched gen: bad argument \"%s\"\n", a);
@@ -629,47 +680,15 @@ int qs_gen_main(int argc, char **argv)
         gen_usage(stderr);
         return 2;
     }
-    g.rng.state = seed;
-    /* profile and mix not given: both come from the seed, in this order */
-    if (profile < 0)
-        profile = rng_pct(&g.rng, 50) ? QS_PROFILE_POSTFIX
-                                      : QS_PROFILE_DOCUMENT;
-    if (mix < 0)
-        mix = (int)rng_below(&g.rng, MIX_COUNT);
-    g.profile = (enum qs_profile)profile;
-    g.mix = mix;
-    g.out = stdout;
-    g.params = qs_params_new();
-    g.shadow = qs_stream_new("gen", NULL, NULL);
-    if (!g.params || !g.shadow)
-        gen_fatal("out of memory", NULL);
-    printf("# generated: qsched gen --seed %llu --profile %s --size %llu "
-           "--mix %s\n", (unsigned long long)seed,
-           profile == QS_PROFILE_POSTFIX ? "postfix" : "document",
-           (unsigned long long)size, gen_mixes[mix].name);
-    gen_setup(&g);
-    g.sched = qs_sched_new(g.params, g.profile, NULL, NULL, err, sizeof err);
-    if (!g.sched)
-        gen_fatal("qs_sched_new", err);
-    {
-        /* alternate fill and drain phases of 10..40 events */
-        int draining = 0;
-        long phase_end = (long)rng_range(&g.rng, 10, 40);
-        while ((uint64_t)g.events < size) {
-            if (g.events >= phase_end) {
-                draining = !draining;
-                phase_end = g.events + (long)rng_range(&g.rng, 10, 40);
-            }
-            gen_event(&g, draining);
-        }
+    rc = qs_gen_write(stdout, &opt, err, sizeof err);
+    if (rc == 2) {
+        fprintf(stderr, "qsched gen: %s\n", err);
+        gen_usage(stderr);
+        return 2;
     }
-    gen_compare_shadow(&g);
-    qs_sched_free(g.sched);
-    qs_stream_free(g.shadow);
-    qs_params_free(g.params);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fputs("qsched gen: write error\n", stderr);
         return 2;
     }
-    return 0;
+    return rc;
 }

@@ -44,7 +44,7 @@ COVERAGE_QSCHED := $(abspath $(COVERAGE_TREE))/build/qsched
 coverage:
 	@rm -rf $(COVERAGE_TREE) && mkdir -p $(COVERAGE_TREE)
 	@cp -R Makefile src $(COVERAGE_TREE)/
-	@$(MAKE) -s -C $(COVERAGE_TREE) OPT="-O0 -g --coverage" build/qsched
+	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
 	@QSCHED=$(COVERAGE_QSCHED) sh tests/conformance/run.sh \
 	  -q "$(COVERAGE_QSCHED) --stats"
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"
@@ -70,3 +70,44 @@ conformance-regen: $(BUILD)/qsched
 
 conformance-index:
 	@python3 tests/conformance/tools/index.py --write
+
+# A deliberately broken qsched (tests/conformance/broken/*.patch applied to
+# a copy of the sources): the suite must fail it with a useful report.
+BROKEN_TREE := build/broken/tree
+build/broken/qsched: $(wildcard src/*.c src/*.h) tests/conformance/broken/refund-sign.patch
+	@rm -rf $(BROKEN_TREE) && mkdir -p $(BROKEN_TREE)
+	@cp -R Makefile src $(BROKEN_TREE)/
+	@patch -s -p1 -d $(BROKEN_TREE) < tests/conformance/broken/refund-sign.patch
+	@$(MAKE) -s -C $(BROKEN_TREE) BUILD=build build/qsched
+	@cp $(BROKEN_TREE)/build/qsched $@
+
+.PHONY: conformance-broken
+conformance-broken: build/broken/qsched
+	@echo "== the suite against a qsched with a refund bug (must fail)"
+	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
+	  "$(abspath build/broken/qsched)"; test $$? -ne 0
+
+# The example differential harness (fuzz/diff-harness.c, fuzz/diff-README.md)
+# against the broken copy: its objects are merged into one and every global
+# symbol renamed other_* so that both copies link into one program.
+DIFF_BUILD := build/diff
+DIFF_OBJS := kernels params map sched check events trace
+$(DIFF_BUILD)/other.o: build/broken/qsched
+	@mkdir -p $(DIFF_BUILD)
+	@ld -r -o $(DIFF_BUILD)/other-all.o \
+	  $(DIFF_OBJS:%=$(BROKEN_TREE)/build/obj/%.o)
+	@nm -g --defined-only $(DIFF_BUILD)/other-all.o | \
+	  awk '{print $$3, "other_" $$3}' > $(DIFF_BUILD)/other.syms
+	@objcopy --redefine-syms=$(DIFF_BUILD)/other.syms \
+	  $(DIFF_BUILD)/other-all.o $@
+
+$(DIFF_BUILD)/diff-harness: fuzz/diff-harness.c fuzz/diff-other-qsched.c \
+  $(DIFF_BUILD)/other.o $(BUILD)/libqsched.a
+	@mkdir -p $(DIFF_BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ fuzz/diff-harness.c fuzz/diff-other-qsched.c \
+	  $(DIFF_BUILD)/other.o $(BUILD)/libqsched.a $(LDLIBS)
+
+.PHONY: diff-harness
+diff-harness: $(DIFF_BUILD)/diff-harness
+	@$(DIFF_BUILD)/diff-harness --seed 1 --count 50 \
+	  --out $(DIFF_BUILD)/diff-first.events; test $$? -eq 1

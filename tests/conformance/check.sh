@@ -194,4 +194,24 @@ else
     fail diff-harness/build "$(tail -3 "$tmp/dh-build.out")"
 fi
 
+# 9. the example of qsched(3) compiles against the API and prints what the
+# page says
+if command -v man >/dev/null 2>&1 && [ -f build/libqsched.a ]; then
+    MANWIDTH=200 man -l docs/qsched.3 2>/dev/null | col -b >"$tmp/man.txt"
+    sed -n '/^EXAMPLE/,/^ *It prints/p' "$tmp/man.txt" |
+        sed -n '/#include <stdio.h>/,/It prints/p' | sed '$d' >"$tmp/ex.c"
+    sed -n '/^ *It prints/,/^ *and no window line/p' "$tmp/man.txt" |
+        sed -n 's/^[[:space:]]*\(deliver .*\)$/\1/p' >"$tmp/ex.want"
+    if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L \
+        -Isrc -o "$tmp/ex" "$tmp/ex.c" build/libqsched.a -lm 2>"$tmp/ex.err" &&
+        "$tmp/ex" >"$tmp/ex.got" && [ -s "$tmp/ex.want" ] &&
+        cmp -s "$tmp/ex.got" "$tmp/ex.want"; then
+        ok docs/qsched.3-example
+    else
+        fail docs/qsched.3-example "$(head -3 "$tmp/ex.err") $(cat "$tmp/ex.got" 2>/dev/null)"
+    fi
+else
+    fail docs/qsched.3-example "man or build/libqsched.a missing"
+fi
+
 [ $failures -eq 0 ]

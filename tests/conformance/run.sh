@@ -73,7 +73,8 @@ for ev in "$@"; do
     if [ "$why" = "trace differs" ]; then
         if [ -x "$QSCHED" ]; then
             "$QSCHED" verify "$ev" "$tmp/got" | sed 's/^/    /' |
-                sed -e "s#$tmp/got#trace#g" -e "s#$top/##g"
+                sed -e "s# ($tmp/got line [0-9]*)##" -e "s#$tmp/got#trace#g" \
+                    -e "s#$top/##g"
         else
             diff "$exp" "$tmp/got" | head -5 | sed 's/^/    /'
         fi

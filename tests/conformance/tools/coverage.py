@@ -88,9 +88,9 @@ def read_exclusions():
                 else:
                     break
                 rest = tok[1] if len(tok) > 1 else ""
-            if kind not in ("branches", "line", "function"):
-                sys.exit("%s:%d: kind must be branches, line or function"
-                         % (EXCL_FILE, no))
+            if kind not in ("branches", "line", "function", "block"):
+                sys.exit("%s:%d: kind must be branches, line, block or "
+                         "function" % (EXCL_FILE, no))
             ex.append((fname, func, kind, nth, brs,
                        re.compile(rest.strip() or ".*"), why, no))
     return ex
@@ -110,11 +110,14 @@ def main():
     reached = [[] for _ in excl]
     tot = {"raw_l": [0, 0], "raw_b": [0, 0], "l": [0, 0], "b": [0, 0]}
     missing = []
+    excl_taken = [0]   # excluded branches that did run (block conditions)
     for src in files:
         base = os.path.basename(src)
         per = {"raw_l": [0, 0], "raw_b": [0, 0], "l": [0, 0], "b": [0, 0]}
         seen_in_func = {}
-        for no, func, text, count, branches in parse_gcov(objdir, src):
+        glines = parse_gcov(objdir, src)
+        block_until = {}   # exclusion index -> (indent, started)
+        for idx, (no, func, text, count, branches) in enumerate(glines):
             # which exclusions apply to this line
             line_ex, br_ex = False, set()
             for i, (fn, fu, kind, nth, brs, rx, _, _) in enumerate(excl):
@@ -128,6 +131,22 @@ def main():
                         if count > 0:
                             reached[i].append(no)
                     continue
+                if i in block_until:
+                    # inside a block: the condition's continuation lines
+                    # and the body, up to the brace closing the `if`
+                    indent, body = block_until[i]
+                    stripped = text.strip()
+                    if body and stripped == "}" and \
+                            len(text) - len(text.lstrip()) == indent:
+                        del block_until[i]
+                        continue
+                    line_ex = True
+                    br_ex |= {b for b, _ in branches}
+                    if body and count:
+                        reached[i].append(no)
+                    if not body and text.rstrip().endswith("{"):
+                        block_until[i] = (indent, True)
+                    continue
                 if not rx.search(text):
                     continue
                 key = (i, func)
@@ -135,7 +154,12 @@ def main():
                 if nth and seen_in_func[key] != nth:
                     continue
                 used[i] += 1
-                if kind == "line":
+                if kind == "block":
+                    line_ex = True
+                    br_ex |= {b for b, _ in branches}
+                    block_until[i] = (len(text) - len(text.lstrip()),
+                                      text.rstrip().endswith("{"))
+                elif kind == "line":
                     line_ex = True
                     br_ex |= {b for b, _ in branches}
                     if count:
@@ -161,6 +185,8 @@ def main():
             for b, taken in branches:
                 per["raw_b"][1] += 1
                 per["raw_b"][0] += taken
+                if b in br_ex and taken:
+                    excl_taken[0] += 1
                 if b not in br_ex:
                     per["b"][1] += 1
                     per["b"][0] += taken
@@ -180,10 +206,10 @@ def main():
           % ("core", pct(*tot["l"]), tot["l"][0], tot["l"][1],
              pct(*tot["b"]), tot["b"][0], tot["b"][1],
              pct(*tot["raw_l"]), pct(*tot["raw_b"])))
-    print("(%d lines and %d branches left out as unreachable from an event "
-          "stream: see %s)"
+    print("(left out: %d lines and %d branches, %d of them never taken, the "
+          "others the taken side of an excluded block's condition; see %s)"
           % (tot["raw_l"][1] - tot["l"][1], tot["raw_b"][1] - tot["b"][1],
-             EXCL_NAME))
+             tot["raw_b"][1] - tot["b"][1] - excl_taken[0], EXCL_NAME))
     for i, e in enumerate(excl):
         if used[i] == 0:
             print("warning: exclusion at %s:%d matches nothing (stale?)"

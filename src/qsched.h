@@ -15,13 +15,18 @@
  *   qs_params_set(p, "default_delivery_slot_cost", "2", err, sizeof err);
  *   qs_sched *s = qs_sched_new(p, QS_PROFILE_DOCUMENT, sink, ctx, err, n);
  *   qs_arrive(s, "M1", groups, ngroups, err, n);
- *   qs_select(s, NULL, &delivery);            // -> handle or 0 (idle)
+ *   qs_select(s, NULL, &delivery, err, n);    // -> 1 delivery, 0 idle
  *   qs_done(s, delivery.handle, QS_DONE_OK, err, n);
  *   qs_advance(s, 300, err, n);
  *   qs_sched_free(s); qs_params_free(p);
  * Every call that can fail returns 0 on success or -1 with a one-line reason
  * in err; a failed call changes nothing.  Decisions are reported to the sink
- * as qs_trace records (see spec/trace.md for their meaning).
+ * as qs_trace records (see spec/trace.md for their meaning); qs_trace_text
+ * renders one as the canonical trace line.
+ *
+ * Lifetimes: the strings of a qs_trace record are valid only during the
+ * sink call; the strings of a qs_delivery only until the next call on the
+ * scheduler.  Copy what you keep.
  */
 #ifndef QSCHED_H
 #define QSCHED_H
@@ -102,6 +107,12 @@ typedef struct qs_trace {
 } qs_trace;
 
 typedef void (*qs_trace_sink)(void *ctx, const qs_trace *rec);
+
+/* The canonical text of a record (spec/trace.md), without newline, into
+ * buf (always NUL-terminated when len > 0).  explain = 0: only records of
+ * the default level are rendered, others give 0.  Returns the length. */
+size_t qs_trace_text(const qs_trace *rec, int explain, char *buf,
+                     size_t len);
 
 /* ---- the scheduler ---- */
 typedef struct qs_sched qs_sched;

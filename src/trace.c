@@ -336,3 +336,12 @@ void qs_print_stats(const qs_printer *p, const qs_sched *s)
                     (long long)ts.bound_in_core);
     }
 }
+
+size_t qs_trace_text(const qs_trace *rec, int explain, char *buf,
+                     size_t len)
+{
+    size_t n = len ? qs_trace_format(rec, explain, buf, len) : 0;
+    if (len && n == 0)
+        buf[0] = 0;
+    return n;
+}

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include "qsched.h"
 
@@ -45,8 +46,14 @@ __attribute__((noreturn, format(printf, 1, 2)))
 #endif
 void qsf_finding(const char *fmt, ...);
 
-/* Runs the invariant checker; a violation is a finding. */
+/* Runs the invariant checker; a violation is a finding, unless its text
+ * contains one of the '|'-separated substrings of the environment variable
+ * QSCHED_FUZZ_TOLERATE (a finding already reported and still open): then
+ * the input ends quietly by longjmp to the harness's *stop (set with
+ * qsf_set_stop; without one, the finding aborts as usual).  Replays never
+ * set the variable, so they stay strict. */
 void qsf_check(const qs_sched *s, const char *where);
+void qsf_set_stop(jmp_buf *stop);
 
 /* Exercises the read-only state API (describe, encode, stats) once. */
 void qsf_touch_state(const qs_sched *s);

@@ -9,7 +9,9 @@
  *
  * Reading the bytes (each choice takes one byte, modulo the number of
  * options; a missing byte reads as 0):
- *   1. profile: document or postfix;
+ *   1. mode: profile (document or postfix), and whether to drain at the
+ *      end (3 times in 4) or free the scheduler with everything still in
+ *      it (so qs_sched_free runs on live state under the sanitizers);
  *   2. one byte per entry of param_table: one of its values, or "leave
  *      the default" (the last choice).  Values are small so that slots,
  *      loans, preemption, batching, recipient pools and refills happen
@@ -23,8 +25,9 @@
  *      of an in-flight handle (picked with qs_in_flight_count and
  *      qs_in_flight_nth) with ok/fail/defer, bursts of selects or dones,
  *      and time steps;
- *   5. a drain: select and complete `ok` until every recipient is
- *      delivered or deferred, advancing time when nothing is selectable.
+ *   5. unless the mode says otherwise, a drain: select and complete `ok`
+ *      until every recipient is delivered or deferred, advancing time when
+ *      nothing is selectable.
  * Messages stop arriving once QSF_STRUCT_MAX_RCPTS recipients arrived, so
  * one execution stays in the millisecond range.
  *
@@ -49,8 +52,8 @@
 #include "common.h"
 
 #define QSF_STRUCT_MAX_INPUT 4096
-#define QSF_STRUCT_MAX_EVENTS 2000
-#define QSF_STRUCT_MAX_RCPTS 1500
+#define QSF_STRUCT_MAX_EVENTS 1000
+#define QSF_STRUCT_MAX_RCPTS 400
 /* time step that makes any backoff (minimal_backoff_time <= 300s here)
  * and any refill delay (<= 60s here) expire */
 #define QSF_STRUCT_LONG_STEP 400
@@ -159,6 +162,7 @@ typedef struct qsf_state {
     qs_sched *s;
     qsf_run run;
     int postfix;
+    int drain;
     int echo;
     /* effective per-transport limits, as the harness resolves them from
      * the parameters it set (S-EV-2, S-EV-3) */
@@ -205,12 +209,14 @@ static void setup(qsf_state *x, qsf_bytes *b)
             ov_proc[NTRANSPORTS];
     size_t i;
     int t;
-    unsigned nov;
+    unsigned nov, mode;
     if (!p)
         qsf_finding("out of memory");
     for (t = 0; t < NTRANSPORTS; t++)
         ov_rcpt[t] = ov_proc[t] = -1;
-    x->postfix = (int)pick(b, 2);
+    mode = pick(b, 8);
+    x->postfix = (int)(mode & 1);
+    x->drain = (mode >> 1) != 3;
     if (x->echo)
         printf("profile %s\n", x->postfix ? "postfix" : "document");
     for (i = 0; i < NPARAMS; i++) {
@@ -478,11 +484,20 @@ static void drain(qsf_state *x)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static qsf_state x;
+    static jmp_buf stop;
     qsf_bytes b = {data, size, 0};
     if (size > QSF_STRUCT_MAX_INPUT)
         return 0;
     free(x.nrcpt);
     memset(&x, 0, sizeof x);
+    if (setjmp(stop)) {
+        /* a tolerated open finding (QSCHED_FUZZ_TOLERATE) ended it */
+        qsf_set_stop(NULL);
+        qs_sched_free(x.s);
+        x.s = NULL;
+        return 0;
+    }
+    qsf_set_stop(&stop);
     x.echo = qsf_echo();
     x.run.msg_total = x.msg_total;
     x.run.msg_left = x.msg_left;
@@ -517,8 +532,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
     }
-    drain(&x);
+    if (x.drain)
+        drain(&x);
+    else if (x.echo)
+        printf("# end without a drain\n");
     qsf_touch_state(x.s);
+    qsf_set_stop(NULL);
     qs_sched_free(x.s);
     x.s = NULL;
     free(x.nrcpt);

@@ -179,17 +179,27 @@ static void check_rejection_changed_nothing(qs_stream *st,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    qsf_run run = {0};
-    qs_stream *st;
+    static qsf_run run;
+    static qs_stream *st; /* static: survives the longjmp below */
+    static jmp_buf stop;
     char err[512];
     long rejected;
     int rc;
 
     if (size > QSF_TEXT_MAX_INPUT)
         return 0;
+    memset(&run, 0, sizeof run);
     st = qs_stream_new("fuzz", qsf_sink, &run);
     if (!st)
         return 0;
+    if (setjmp(stop)) {
+        /* a tolerated open finding (QSCHED_FUZZ_TOLERATE) ended it */
+        qsf_set_stop(NULL);
+        qs_stream_free(st);
+        st = NULL;
+        return 0;
+    }
+    qsf_set_stop(&stop);
     rc = feed(st, &run, data, size, 0, 1, qsf_echo(), &rejected, err,
               sizeof err);
     if (rc != 0) {
@@ -202,6 +212,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         qsf_check(qs_stream_sched(st), "the end of the stream");
     }
     qsf_touch_state(qs_stream_sched(st));
+    qsf_set_stop(NULL);
     qs_stream_free(st);
+    st = NULL;
     return 0;
 }

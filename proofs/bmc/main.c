@@ -1,0 +1,485 @@
+/*
+ * main.c - qsched-bmc, the bounded model checker's command line.
+ *
+ * Owns: the grid of parameter mixes (issue 7: k in {2,3,5} x discount in
+ * {0,50,100} x loan in {0,1,3} x minimum slots in {0,3} x both profiles =
+ * 108 mixes, each explored in two families, "tight" and "wide"), the
+ * split of the groups over worker processes, and the report: per group
+ * its depth, states and statistics; per property held / violated; the
+ * inflation ratios against the document's claim; ok/FAIL lines for the
+ * `make check` runner; exit status 1 on any real violation.
+ *
+ * Usage: qsched-bmc [--deep] [--jobs N] [--out DIR] [--only SUBSTR]
+ *                   [--depth-tight N] [--depth-wide N] [--max-states N]
+ *                   [--stop-first] [--verbose]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bmc.h"
+
+static const int grid_k[] = {2, 3, 5};
+static const int grid_discount[] = {0, 50, 100};
+static const int grid_loan[] = {0, 1, 3};
+static const int grid_min[] = {0, 3};
+/* tight family: (limit, initial) rotates over the mixes so that each
+ * concurrency configuration meets every value of every knob */
+static const int tight_conc[3][2] = {{1, 1}, {2, 1}, {2, 2}};
+
+typedef struct config {
+    int deep;
+    int depth_tight, depth_wide, wide_extra;
+    long long max_states;
+    int jobs;
+    const char *out, *only;
+    int stop_first, verbose;
+} config;
+
+void bmc_mix_name(bmc_mix *m)
+{
+    snprintf(m->name, sizeof m->name, "%s-k%d-d%d-l%d-m%d-%s%d%d%s",
+             m->profile == QS_PROFILE_POSTFIX ? "pfx" : "doc", m->k,
+             m->discount, m->loan, m->min_slots,
+             m->family == FAM_TIGHT ? "tight" : "wide",
+             m->family == FAM_TIGHT ? m->limit : 0,
+             m->family == FAM_TIGHT ? m->init : 0, m->mem ? "-mem" : "");
+}
+
+/* The wide family's big message: big enough for the preemption gate
+ * (max entries >= minimum slots * k) and for a candidate to fit
+ * ((unselected + counter)/k >= 1, or >= 2 for a recursive stack when
+ * k = 2). */
+static int wide_big(int k, int min_slots)
+{
+    int b = k + 1;
+    if (k == 2 && min_slots == 0)
+        b = 4;
+    if (min_slots * k > b)
+        b = min_slots * k;
+    return b;
+}
+
+static void make_mix(bmc_mix *m, const config *c, int profile, int k,
+                     int discount, int loan, int min_slots, int family,
+                     int rot)
+{
+    int a, b, n = 0;
+    memset(m, 0, sizeof *m);
+    m->k = k;
+    m->discount = discount;
+    m->loan = loan;
+    m->min_slots = min_slots;
+    m->profile = profile;
+    m->family = family;
+    m->cohort_limit = 1;
+    m->backoff = 2;
+    /* the defaults: every message is read at once */
+    m->msg_rcpt_limit = 20000;
+    m->msg_rcpt_min = 10;
+    m->rcpt_limit = 20000;
+    m->extra_rcpt_limit = 1000;
+    m->refill_limit = 100;
+    m->refill_delay = 5;
+    if (family == FAM_TIGHT) {
+        int R = c->deep ? 4 : 3;
+        m->limit = tight_conc[rot % 3][0];
+        m->init = tight_conc[rot % 3][1];
+        if ((rot / 6) % 2) {
+            /* small recipient limits: messages are read in batches, jobs
+             * stall and come back, pools move (S-MEM-1 .. S-MEM-10) */
+            m->mem = 1;
+            m->msg_rcpt_limit = 2;
+            m->msg_rcpt_min = 1;
+            m->rcpt_limit = 2;
+            m->extra_rcpt_limit = 1;
+            m->refill_limit = 1;
+            m->refill_delay = 1;
+        }
+        m->max_msgs = 3;
+        m->max_ticks = 3;
+        m->allow_done = m->allow_fail = 1;
+        m->depth = c->depth_tight;
+        /* 1..R entries on u@a and/or u@b */
+        for (a = 0; a <= R; a++)
+            for (b = 0; a + b <= R; b++)
+                if (a + b >= 1) {
+                    m->shapes[n].n[0] = a;
+                    m->shapes[n].n[1] = b;
+                    n++;
+                }
+        m->max_needed = R;
+    } else {
+        int big = wide_big(k, min_slots) + (c->deep ? 1 : 0);
+        /* windows never fill: no blocker, no completion needed; postfix
+         * also exercises "limit 0 = no limit" */
+        m->limit = profile == QS_PROFILE_POSTFIX ? 0 : 64;
+        m->init = 64;
+        m->max_msgs = 3;
+        m->max_ticks = 2;
+        m->allow_done = m->allow_fail = 0;
+        m->depth = big + c->wide_extra;
+        m->shapes[n++].n[0] = 1;
+        m->shapes[n++].n[0] = 2;
+        if (c->deep && big > 4)
+            m->shapes[n++].n[0] = 3;
+        m->shapes[n++].n[0] = big;
+        m->max_needed = big;
+    }
+    m->nshapes = n;
+    bmc_mix_name(m);
+}
+
+static int build_grid(const config *c, bmc_mix *mixes, int cap)
+{
+    int n = 0, p, ki, di, li, mi, fam, rot = 0;
+    for (fam = 0; fam < 2; fam++) {
+        rot = 0;
+        for (p = 0; p < 2; p++)
+            for (ki = 0; ki < 3; ki++)
+                for (di = 0; di < 3; di++)
+                    for (li = 0; li < 3; li++)
+                        for (mi = 0; mi < 2; mi++) {
+                            bmc_mix m;
+                            make_mix(&m, c, p ? QS_PROFILE_POSTFIX
+                                              : QS_PROFILE_DOCUMENT,
+                                     grid_k[ki], grid_discount[di],
+                                     grid_loan[li], grid_min[mi], fam,
+                                     rot++);
+                            if (c->only && !strstr(m.name, c->only))
+                                continue;
+                            if (n < cap)
+                                mixes[n++] = m;
+                        }
+    }
+    return n;
+}
+
+static void mkdirs(const char *base)
+{
+    char p[600];
+    const char *sub[] = {"", "/cex", "/findings", "/witness", "/res"};
+    size_t i;
+    for (i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", base, sub[i]);
+        mkdir(p, 0777);
+    }
+}
+
+static void res_path(char *buf, size_t n, const config *c, int g)
+{
+    snprintf(buf, n, "%s/res/%d.bin", c->out, g);
+}
+
+static void worker(const config *c, const bmc_mix *mixes, int n, int w)
+{
+    int g;
+    bmc_opts o;
+    memset(&o, 0, sizeof o);
+    o.max_states = c->max_states;
+    o.stop_first = c->stop_first;
+    o.outdir = c->out;
+    o.quiet = !c->verbose;
+    for (g = w; g < n; g += c->jobs) {
+        bmc_result *res = calloc(1, sizeof *res);
+        char fn[700], stop[700];
+        FILE *f;
+        int p;
+        if (!res)
+            exit(4);
+        /* --stop-first: once any group has a violation, the others are
+         * skipped (the mutant runs only need one counterexample) */
+        snprintf(stop, sizeof stop, "%s/stop", c->out);
+        if (c->stop_first && access(stop, F_OK) == 0)
+            res->skipped = 1;
+        else
+            bmc_explore(&mixes[g], &o, res, stderr);
+        for (p = 0; p < P_COUNT; p++)
+            if (c->stop_first && p != P_INFL && res->viol_count[p]) {
+                f = fopen(stop, "w");
+                if (f)
+                    fclose(f);
+            }
+        res_path(fn, sizeof fn, c, g);
+        f = fopen(fn, "wb");
+        if (!f || fwrite(res, sizeof *res, 1, f) != 1) {
+            fprintf(stderr, "bmc: cannot write %s\n", fn);
+            exit(4);
+        }
+        fclose(f);
+        if (c->verbose)
+            fprintf(stderr, "bmc: %s done (%lld states)\n", mixes[g].name,
+                    res->states);
+        free(res);
+    }
+}
+
+static void frac(char *buf, size_t n, long long s, long long d)
+{
+    if (d == 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%lld/%lld=%.3f", s, d, (double)s / (double)d);
+}
+
+static void print_path_stream(const bmc_mix *m, const bmc_path *p)
+{
+    bmc_write_stream(stdout, m, p->l, p->len);
+}
+
+int main(int argc, char **argv)
+{
+    config c;
+    bmc_mix *mixes;
+    bmc_result *res;
+    int n, i, g, p, w, failed = 0, tool_errors = 0;
+    long long total_states = 0, total_trans = 0;
+    int min_depth = 1 << 30, max_depth = 0, ncomplete = 0, ncapped = 0;
+    int claim_applied = 0, claim_broken = 0, claim_vacuous = 0;
+    int nskipped = 0;
+    long long prop_groups[P_COUNT] = {0};
+    int prop_first[P_COUNT];
+    int mixes_seen[2][3][3][3][2];
+
+    memset(&c, 0, sizeof c);
+    c.depth_tight = 10;
+    c.wide_extra = 4;
+    c.max_states = 400000;
+    c.jobs = 2;
+    c.out = "build/bmc/out";
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--deep") == 0) {
+            c.deep = 1;
+            c.depth_tight = 12;
+            c.wide_extra = 6;
+            c.max_states = 3000000;
+        } else if (strcmp(a, "--jobs") == 0 && v) {
+            c.jobs = atoi(v);
+            i++;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            c.out = v;
+            i++;
+        } else if (strcmp(a, "--only") == 0 && v) {
+            c.only = v;
+            i++;
+        } else if (strcmp(a, "--depth-tight") == 0 && v) {
+            c.depth_tight = atoi(v);
+            i++;
+        } else if (strcmp(a, "--depth-wide") == 0 && v) {
+            c.depth_wide = atoi(v);
+            i++;
+        } else if (strcmp(a, "--max-states") == 0 && v) {
+            c.max_states = atoll(v);
+            i++;
+        } else if (strcmp(a, "--stop-first") == 0) {
+            c.stop_first = 1;
+        } else if (strcmp(a, "--verbose") == 0) {
+            c.verbose = 1;
+        } else {
+            fprintf(stderr, "usage: qsched-bmc [--deep] [--jobs N] [--out "
+                    "DIR] [--only SUBSTR] [--depth-tight N] [--depth-wide "
+                    "N] [--max-states N] [--stop-first] [--verbose]\n");
+            return 2;
+        }
+    }
+    if (c.jobs < 1)
+        c.jobs = 1;
+    mixes = calloc(512, sizeof *mixes);
+    res = calloc(512, sizeof *res);
+    if (!mixes || !res)
+        return 4;
+    n = build_grid(&c, mixes, 512);
+    if (c.depth_wide > 0)
+        for (g = 0; g < n; g++)
+            if (mixes[g].family == FAM_WIDE)
+                mixes[g].depth = c.depth_wide;
+    mkdirs(c.out);
+    {
+        char stop[700];
+        snprintf(stop, sizeof stop, "%s/stop", c.out);
+        unlink(stop);
+    }
+    printf("bmc: %d mix groups, tight depth %d, wide depth big+%d, state "
+           "cap %lld per group, %d workers%s\n", n, c.depth_tight,
+           c.wide_extra, c.max_states, c.jobs, c.deep ? " (deep)" : "");
+    fflush(stdout);
+    for (w = 0; w < c.jobs; w++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            return 4;
+        }
+        if (pid == 0) {
+            worker(&c, mixes, n, w);
+            _exit(0);
+        }
+    }
+    for (w = 0; w < c.jobs; w++) {
+        int status;
+        if (wait(&status) < 0 || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "bmc: a worker failed\n");
+            tool_errors++;
+        }
+    }
+    memset(mixes_seen, 0, sizeof mixes_seen);
+    for (p = 0; p < P_COUNT; p++)
+        prop_first[p] = -1;
+    printf("%-28s %5s %9s %10s %6s %5s %5s %5s %5s %6s  %-18s %-18s %s\n",
+           "group", "depth", "states", "trans", "preempt", "rec", "pops",
+           "blk", "dead", "elig", "worst non-rec", "worst rec", "claim");
+    for (g = 0; g < n; g++) {
+        char fn[700], a1[40], a2[40];
+        FILE *f;
+        bmc_result *r = &res[g];
+        const bmc_mix *m = &mixes[g];
+        const char *claim;
+        res_path(fn, sizeof fn, &c, g);
+        f = fopen(fn, "rb");
+        if (!f || fread(r, sizeof *r, 1, f) != 1) {
+            printf("FAIL bmc/%s: no result (worker died)\n", m->name);
+            tool_errors++;
+            if (f)
+                fclose(f);
+            continue;
+        }
+        fclose(f);
+        if (r->skipped) {
+            nskipped++;
+            continue;
+        }
+        total_states += r->states;
+        total_trans += r->transitions;
+        if (r->depth_reached < min_depth)
+            min_depth = r->depth_reached;
+        if (r->depth_reached > max_depth)
+            max_depth = r->depth_reached;
+        ncomplete += r->complete;
+        ncapped += r->capped;
+        {
+            int pi = m->profile == QS_PROFILE_POSTFIX, ki, di, li, mi;
+            for (ki = 0; ki < 3 && grid_k[ki] != m->k; ki++)
+                ;
+            for (di = 0; di < 3 && grid_discount[di] != m->discount; di++)
+                ;
+            for (li = 0; li < 3 && grid_loan[li] != m->loan; li++)
+                ;
+            mi = m->min_slots ? 1 : 0;
+            mixes_seen[pi][ki][di][li][mi] = 1;
+        }
+        if (r->viol_count[P_INFL]) {
+            claim = "VIOLATED";
+            claim_broken++;
+        } else if (r->stats.eligible_preempted == 0) {
+            claim = "vacuous";
+            claim_vacuous++;
+        } else {
+            claim = "held";
+            claim_applied++;
+        }
+        frac(a1, sizeof a1, r->stats.w_nr_span, r->stats.w_nr_n);
+        frac(a2, sizeof a2, r->stats.w_r_span, r->stats.w_r_n);
+        printf("%-28s %3d%s %9lld %10lld %6lld %5lld %5lld %5lld %5lld "
+               "%6lld  %-18s %-18s %s\n", m->name, r->depth_reached,
+               r->complete ? "c " : r->capped ? "+ " : "  ", r->states,
+               r->transitions, r->stats.preemptions, r->stats.recursive,
+               r->stats.pops_refund + r->stats.pops_norefund,
+               r->stats.blockers, r->stats.deaths,
+               r->stats.eligible_checked, a1, a2, claim);
+        for (p = 0; p < P_COUNT; p++)
+            if (r->viol_count[p]) {
+                prop_groups[p]++;
+                if (prop_first[p] < 0)
+                    prop_first[p] = g;
+            }
+    }
+    printf("(depth: levels explored completely; c = state space exhausted "
+           "before the bound, + = state cap reached inside the next level)\n");
+
+    /* counterexamples, in full */
+    for (p = 0; p < P_COUNT; p++) {
+        if (prop_first[p] < 0)
+            continue;
+        g = prop_first[p];
+        printf("\n== %s %s in %s (%lld transitions): %s\n",
+               p == P_INFL ? "finding:" : "COUNTEREXAMPLE:",
+               bmc_prop_name[p], mixes[g].name, res[g].viol_count[p],
+               res[g].cex_why[p]);
+        printf("# written to %s/%s/%s.%s.events\n", c.out,
+               p == P_INFL ? "findings" : "cex", mixes[g].name,
+               bmc_prop_name[p]);
+        print_path_stream(&mixes[g], &res[g].cex[p]);
+    }
+    for (g = 0; g < n; g++)
+        if (res[g].tool_error) {
+            printf("FAIL bmc/%s: tool error: %s\n", mixes[g].name,
+                   res[g].tool_err);
+            tool_errors++;
+        }
+
+    /* ok/FAIL lines: per mix group, then per property */
+    printf("\n== results\n");
+    for (g = 0; g < n; g++) {
+        int bad = 0;
+        char what[400] = "";
+        if (res[g].skipped)
+            continue;
+        for (p = 0; p < P_COUNT; p++)
+            if (p != P_INFL && res[g].viol_count[p]) {
+                size_t l = strlen(what);
+                snprintf(what + l, sizeof what - l, "%s%s", bad ? ", " : "",
+                         bmc_prop_name[p]);
+                bad = 1;
+            }
+        if (bad)
+            printf("FAIL bmc/%s: %s violated\n", mixes[g].name, what);
+        else
+            printf("ok bmc/%s\n", mixes[g].name);
+        failed += bad;
+    }
+    for (p = 0; p < P_COUNT; p++) {
+        if (p == P_INFL)
+            continue;
+        if (prop_groups[p])
+            printf("FAIL bmc/property/%s: violated in %lld groups (first %s;"
+                   " stream in %s/cex/)\n", bmc_prop_name[p], prop_groups[p],
+                   mixes[prop_first[p]].name, c.out);
+        else
+            printf("ok bmc/property/%s: held in %d groups\n",
+                   bmc_prop_name[p], n);
+    }
+    if (claim_broken)
+        printf("ok bmc/property/inflation-claim: claim violated (documented "
+               "finding) in %d groups, see docs/inflation.md and %s/findings/"
+               "\n", claim_broken, c.out);
+    else
+        printf("ok bmc/property/inflation-claim: held in %d groups (vacuous "
+               "in %d: no eligible job was preempted within the bound)\n",
+               claim_applied, claim_vacuous);
+    {
+        int covered = 0, nviol = 0, a, b2, d2, e, f2;
+        for (a = 0; a < 2; a++)
+            for (b2 = 0; b2 < 3; b2++)
+                for (d2 = 0; d2 < 3; d2++)
+                    for (e = 0; e < 3; e++)
+                        for (f2 = 0; f2 < 2; f2++)
+                            covered += mixes_seen[a][b2][d2][e][f2];
+        for (p = 0; p < P_COUNT; p++)
+            nviol += p != P_INFL && prop_groups[p] > 0;
+        printf("\n== summary\ndepth reached: %d..%d (%d groups exhausted, %d "
+               "capped)\nstates explored: %lld (transitions %lld)\nmixes "
+               "covered: %d of 108, groups: %d (%d skipped)\nproperties: "
+               "%d of %d violated\ninflation claim: %s\n",
+               n ? min_depth : 0, max_depth, ncomplete, ncapped,
+               total_states, total_trans, covered, n, nskipped, nviol,
+               P_COUNT - 1,
+               claim_broken ? "violated (documented finding)" : "held");
+    }
+    free(mixes);
+    free(res);
+    return failed || tool_errors ? 1 : 0;
+}

@@ -247,7 +247,7 @@ void mon_after_event(monitor *m, const enc_state *post);
 /* Serialises the path history (not derivable from the core state). */
 size_t mon_history(const monitor *m, const enc_state *st, char *buf,
                    size_t cap);
-/* LB(k, loan, discount, M), docs/inflation.md section 3. */
+/* LB(k, loan, discount, M), docs/inflation.md section 2. */
 long long bmc_counter_lb(int k, int loan, int discount, int max_needed);
 /* A, the additive inflation allowance, docs/inflation.md section 4. */
 long long bmc_allowance(int k, int loan, int discount);

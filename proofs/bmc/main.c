@@ -225,6 +225,14 @@ static void frac(char *buf, size_t n, long long s, long long d)
         snprintf(buf, n, "%lld/%lld=%.3f", s, d, (double)s / (double)d);
 }
 
+/* s1/n1 > s2/n2; an empty ratio (n = 0) is never greater, and loses */
+static int ratio_gt(long long s1, long long n1, long long s2, long long n2)
+{
+    if (n1 == 0)
+        return 0;
+    return n2 == 0 || s1 * n2 > s2 * n1;
+}
+
 static void print_path_stream(const bmc_mix *m, const bmc_path *p)
 {
     bmc_write_stream(stdout, m, p->l, p->len);
@@ -240,13 +248,15 @@ int main(int argc, char **argv)
     int min_depth = 1 << 30, max_depth = 0, ncomplete = 0, ncapped = 0;
     int claim_applied = 0, claim_broken = 0, claim_vacuous = 0;
     int nskipped = 0;
+    long long kw[3][6] = {{0}};
+    int kwg[3][3] = {{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}};
     long long prop_groups[P_COUNT] = {0};
     int prop_first[P_COUNT];
     int mixes_seen[2][3][3][3][2];
 
     memset(&c, 0, sizeof c);
-    c.depth_tight = 10;
-    c.wide_extra = 4;
+    c.depth_tight = 7;
+    c.wide_extra = 6;
     c.max_states = 400000;
     c.jobs = 2;
     c.out = "build/bmc/out";
@@ -254,8 +264,8 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--deep") == 0) {
             c.deep = 1;
-            c.depth_tight = 12;
-            c.wide_extra = 6;
+            c.depth_tight = 9;
+            c.wide_extra = 9;
             c.max_states = 3000000;
         } else if (strcmp(a, "--jobs") == 0 && v) {
             c.jobs = atoi(v);
@@ -329,11 +339,12 @@ int main(int argc, char **argv)
     memset(mixes_seen, 0, sizeof mixes_seen);
     for (p = 0; p < P_COUNT; p++)
         prop_first[p] = -1;
-    printf("%-28s %5s %9s %10s %6s %5s %5s %5s %5s %6s  %-18s %-18s %s\n",
-           "group", "depth", "states", "trans", "preempt", "rec", "pops",
-           "blk", "dead", "elig", "worst non-rec", "worst rec", "claim");
+    printf("%-30s %5s %8s %9s %7s %5s %6s %6s %6s %4s %5s %6s  %-12s %-12s "
+           "%-12s %s\n", "group", "depth", "states", "trans", "preempt",
+           "rec", "pops", "blk", "dead", "LB", "min c", "elig", "non-rec",
+           "recursive", "any job", "claim");
     for (g = 0; g < n; g++) {
-        char fn[700], a1[40], a2[40];
+        char fn[700], a1[40], a2[40], a3[40];
         FILE *f;
         bmc_result *r = &res[g];
         const bmc_mix *m = &mixes[g];
@@ -383,13 +394,39 @@ int main(int argc, char **argv)
         }
         frac(a1, sizeof a1, r->stats.w_nr_span, r->stats.w_nr_n);
         frac(a2, sizeof a2, r->stats.w_r_span, r->stats.w_r_n);
-        printf("%-28s %3d%s %9lld %10lld %6lld %5lld %5lld %5lld %5lld "
-               "%6lld  %-18s %-18s %s\n", m->name, r->depth_reached,
+        frac(a3, sizeof a3, r->stats.w_any_span, r->stats.w_any_n);
+        printf("%-30s %3d%s %8lld %9lld %7lld %5lld %6lld %6lld %6lld %4lld "
+               "%5lld %6lld  %-12s %-12s %-12s %s\n", m->name,
+               r->depth_reached,
                r->complete ? "c " : r->capped ? "+ " : "  ", r->states,
                r->transitions, r->stats.preemptions, r->stats.recursive,
                r->stats.pops_refund + r->stats.pops_norefund,
                r->stats.blockers, r->stats.deaths,
-               r->stats.eligible_checked, a1, a2, claim);
+               bmc_counter_lb(m->k, m->loan, m->discount, m->max_needed),
+               r->stats.min_counter, r->stats.eligible_checked, a1, a2, a3,
+               claim);
+        {
+            /* per k: the worst ratios against the document's bounds */
+            int ki = m->k == 2 ? 0 : m->k == 3 ? 1 : 2;
+            if (ratio_gt(r->stats.w_nr_span, r->stats.w_nr_n, kw[ki][0],
+                         kw[ki][1])) {
+                kw[ki][0] = r->stats.w_nr_span;
+                kw[ki][1] = r->stats.w_nr_n;
+                kwg[ki][0] = g;
+            }
+            if (ratio_gt(r->stats.w_r_span, r->stats.w_r_n, kw[ki][2],
+                         kw[ki][3])) {
+                kw[ki][2] = r->stats.w_r_span;
+                kw[ki][3] = r->stats.w_r_n;
+                kwg[ki][1] = g;
+            }
+            if (ratio_gt(r->stats.w_any_span, r->stats.w_any_n, kw[ki][4],
+                         kw[ki][5])) {
+                kw[ki][4] = r->stats.w_any_span;
+                kw[ki][5] = r->stats.w_any_n;
+                kwg[ki][2] = g;
+            }
+        }
         for (p = 0; p < P_COUNT; p++)
             if (r->viol_count[p]) {
                 prop_groups[p]++;
@@ -398,7 +435,28 @@ int main(int argc, char **argv)
             }
     }
     printf("(depth: levels explored completely; c = state space exhausted "
-           "before the bound, + = state cap reached inside the next level)\n");
+           "before the bound, + = state cap reached inside the next level;\n"
+           " LB: the counter bound loan and discount allow "
+           "(docs/inflation.md), min c: lowest counter seen;\n"
+           " ratios: delivery slots from first to last selection / entries; "
+           "non-rec and recursive:\n the oldest job, no blocker (the "
+           "claim's premises); any job: no premise, for information)\n");
+    printf("\n== inflation per slot cost (worst over the groups explored)\n");
+    for (i = 0; i < 3; i++) {
+        int k = grid_k[i];
+        char b1[40], b2[40], b3[40];
+        frac(b1, sizeof b1, kw[i][0], kw[i][1]);
+        frac(b2, sizeof b2, kw[i][2], kw[i][3]);
+        frac(b3, sizeof b3, kw[i][4], kw[i][5]);
+        printf("k=%d: non-recursive %s (claim (k+1)/k = %d/%d)%s%s; "
+               "recursive %s (claim k/(k-1) = %d/%d)%s%s; any job %s%s%s\n",
+               k, b1, k + 1, k, kwg[i][0] >= 0 ? " in " : "",
+               kwg[i][0] >= 0 ? mixes[kwg[i][0]].name : "", b2, k, k - 1,
+               kwg[i][1] >= 0 ? " in " : "",
+               kwg[i][1] >= 0 ? mixes[kwg[i][1]].name : "", b3,
+               kwg[i][2] >= 0 ? " in " : "",
+               kwg[i][2] >= 0 ? mixes[kwg[i][2]].name : "");
+    }
 
     /* counterexamples, in full */
     for (p = 0; p < P_COUNT; p++) {

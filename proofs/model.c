@@ -279,12 +279,13 @@ struct qs_dest_model {
 
 /*@
   // A live destination's state between events, for profile `guard`
-  // (0 = document, 1 = postfix).  The window bound QS_WINDOW_MAX is the
-  // kernels' range; fail_cohorts below 2^52 failures is far beyond any run.
+  // (0 = document, 1 = postfix).  The window bound is the kernels' range
+  // less the 2 steps one event may add (S-INV-6 bounds it far lower);
+  // fail_cohorts below 2^52 failures is far beyond any run.
   predicate dest_ok(struct qs_dest_model *q, integer guard) =
     \valid(q) &&
     (q->dead == 0 ==>
-       1 <= q->window <= QS_WINDOW_MAX &&
+       1 <= q->window <= QS_WINDOW_TOP - 2 &&
        qs_success_range(q->success, guard) &&
        qs_failure_range(q->failure, guard) &&
        \is_finite(q->fail_cohorts) && \le_double(0.0d, q->fail_cohorts) &&

@@ -183,12 +183,21 @@ if [ "$mode" = mutants ]; then
         awk -f proofs/summary.awk "$m.fn" "$m.log" >"$m.sum"
         res=$(tail -1 "$m.sum")
         failed=$(sed -n 's/^FAIL proofs\/wp\/[^:]*: [0-9\/]* goals, unproved: *//p' "$m.sum")
+        # Every goal named on the "# expect:" line must be among the
+        # unproved ones, so that a mutant is not "killed" by a mere timeout
+        # elsewhere: the contract meant to catch it must catch it.
+        missed=""
+        for e in $(sed -n 's/^# expect: *//p' "$spec"); do
+            case " $failed " in *"_$e "*) ;; *) missed="$missed $e" ;; esac
+        done
         if grep -q 'User Error\|annot-error\|aborted' "$m.log"; then
             echo "FAIL proofs/mutant/$name: Frama-C error (see $m.log)"
-        elif [ -n "$failed" ]; then
-            echo "ok proofs/mutant/$name: killed ($res) by $failed"
-        else
+        elif [ -z "$failed" ]; then
             echo "FAIL proofs/mutant/$name: survived ($res)"
+        elif [ -n "$missed" ]; then
+            echo "FAIL proofs/mutant/$name: expected unproved:$missed; unproved: $failed"
+        else
+            echo "ok proofs/mutant/$name: killed ($res) by $failed"
         fi
     }
     names=$(for f in proofs/mutants/*.sed; do basename "$f" .sed; done)

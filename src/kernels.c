@@ -24,7 +24,12 @@
 /*@
   // Ranges guaranteed to every caller (the parser enforces them, see
   // proofs/README.md "Preconditions").  QS_COUNT_MAX comes from kernels.h.
-  logic integer QS_WINDOW_MAX   = 1000000;       // windows, limits, init
+  logic integer QS_WINDOW_MAX   = 1000000;       // limits, init, process limit
+  // A window itself is only bounded by the safety rule (S-CON-3) when the
+  // postfix profile has no limit (S-PFX-3): up to busy + init + 1, which
+  // can pass 10^6.  The steps move it by at most 2, so any int up to
+  // INT_MAX - 2 is safe, and that is all the contracts assume.
+  logic integer QS_WINDOW_TOP   = 2147483645;    // INT_MAX - 2
   logic integer QS_COST_MAX     = 1000;          // slot cost k
   logic integer QS_LOAN_MAX     = 1000000;       // delivery slot loan
   logic integer QS_MINSLOTS_MAX = 1000000;       // minimum delivery slots
@@ -75,7 +80,7 @@
  * end points and each operation is correctly rounded, hence monotone). */
 /*@
   requires base:   qs_unit(base);
-  requires window: 1 <= window <= QS_WINDOW_MAX;
+  requires window: 1 <= window <= QS_WINDOW_TOP;
   assigns \nothing;
   ensures range:   qs_unit(\result);
   ensures at_most_base: \le_double(\result, base);
@@ -104,7 +109,7 @@ double qs_fb_value(int form, double base, int window)
 
 /* S-CON-4/S-CON-5: "After success" of the pseudocode. */
 /*@
-  requires window: 1 <= window <= QS_WINDOW_MAX;
+  requires window: 1 <= window <= QS_WINDOW_TOP;
   requires limit:  0 <= limit <= QS_WINDOW_MAX;
   requires guard:  guard == 0 || guard == 1;
   requires g:      qs_unit(g);
@@ -178,7 +183,7 @@ int qs_success_step(int window, double g, int limit, int guard,
 
 /* S-CON-7: "After failure" of the pseudocode, for a live destination. */
 /*@
-  requires window: 1 <= window <= QS_WINDOW_MAX;
+  requires window: 1 <= window <= QS_WINDOW_TOP;
   requires guard:  guard == 0 || guard == 1;
   requires f:      qs_unit(f);
   requires ptrs:   \valid(success) && \valid(failure) &&
@@ -256,7 +261,7 @@ int qs_failure_step(int window, double f, int guard,
   requires cohorts: \is_finite(fail_cohorts) &&
                     \le_double(0.0d, fail_cohorts) &&
                     \le_double(fail_cohorts, (double)0x1p53);
-  requires window:  1 <= window <= QS_WINDOW_MAX;
+  requires window:  1 <= window <= QS_WINDOW_TOP;
   assigns \nothing;
   ensures finite:   \is_finite(\result);
   ensures grows:    \le_double(fail_cohorts, \result);

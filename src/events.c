@@ -129,11 +129,13 @@ static int parse_count(const char *s, int64_t max, int64_t *out)
     if (!*s)
         return -1;
     for (; *s; s++) {
+        int d = *s - '0';
         if (!isdigit((unsigned char)*s))
             return -1;
-        v = v * 10 + (*s - '0');
-        if (v > max)
+        /* v * 10 + d <= max, tested before computing it (no overflow) */
+        if (v > (max - d) / 10)
             return -1;
+        v = v * 10 + d;
     }
     *out = v;
     return 0;

@@ -44,7 +44,10 @@
 
   predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
   predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
+  // k as a divisor (S-PRE-5, S-PRE-7) and k in a product (any setting,
+  // 0 included; sched.c runs preemption only for k >= 2, S-PRE-2).
   predicate qs_cost(integer k)   = 1 <= k <= QS_COST_MAX;
+  predicate qs_cost0(integer k)  = 0 <= k <= QS_COST_MAX;
 
   // A feedback value or base: a finite double in [0, 1] (S-CON-2).
   predicate qs_unit(double x) =
@@ -314,7 +317,7 @@ int qs_safety_allows(int window, int busy, int init)
   requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
   requires entries:  qs_count(max_entries);
   requires min_slots: 0 <= min_slots <= QS_MINSLOTS_MAX;
-  requires cost:     qs_cost(slot_cost);
+  requires cost:     qs_cost0(slot_cost);
   assigns \nothing;
   ensures boolean:   \result == 0 || \result == 1;
   behavior empty_counter:
@@ -442,7 +445,7 @@ int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
 /*@
   requires counter: -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
   requires needed:  qs_ucount(needed);
-  requires cost:    qs_cost(slot_cost);
+  requires cost:    qs_cost0(slot_cost);
   assigns \nothing;
   ensures charged:  \result == slots_available - needed * slot_cost;
   ensures pays:     \result <= slots_available;
@@ -459,7 +462,7 @@ long long qs_slots_charge(long long slots_available, long long needed,
 /*@
   requires counter: -2 * QS_SLOTS_MAX <= parent_available <= 2 * QS_SLOTS_MAX;
   requires used:    qs_count(used_delta);
-  requires cost:    qs_cost(slot_cost);
+  requires cost:    qs_cost0(slot_cost);
   requires levels:  0 <= child_level <= QS_LEVEL_MAX &&
                     0 <= parent_level <= QS_LEVEL_MAX;
   assigns \nothing;

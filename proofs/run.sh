@@ -116,6 +116,9 @@ if [ "$mode" = proofs ]; then
         echo "FAIL proofs/model.c: does not compile"; cat "$out/cc.log"; exit 1
     fi
     { fnames src/kernels.c; fnames proofs/model.c; echo lemmas; } >"$out/functions"
+    # Smoke tests: WP also checks that no precondition or behavior
+    # assumption is contradictory and that no code is dead (summary.awk).
+    WP_OPTS="$WP_OPTS -wp-smoke-tests"
     kernels=$(fnames src/kernels.c | tr '\n' ',' | sed 's/,$//')
     models=$(fnames proofs/model.c | tr '\n' ',' | sed 's/,$//')
     rm -f "$out"/wp-*.log

@@ -2,7 +2,7 @@
 # of `make proofs` (one "ok"/"FAIL" line per function, as tests/run.sh
 # counts them) and the closing "Proved goals: N / N".
 #
-# Owns: the reading of WP's goal lines.  Exists so that run.sh stays a
+# Owns: the reading of WP's goal and smoke-test lines.  Exists so that run.sh stays a
 # plain sequence of commands.  Input: first the file of expected function
 # names (one per line), then any number of WP logs.  A goal line looks like
 #   [wp] [Qed] Goal typed_qs_success_step_ensures_window_min : Valid (55ms)
@@ -13,6 +13,30 @@
 # "lemma_..." goals are counted under "lemmas".  A goal is proved only when
 # its status word is "Valid".  Portable awk (mawk, gawk, busybox).
 FNR == NR { if ($1 != "") { want[$1] = 1; order[++n] = $1 } next }
+# Smoke tests (-wp-smoke-tests): WP tries to prove False from the
+# preconditions, from each behavior's assumptions, and at each statement.
+# "Passed" means it could not, i.e. the contract is not vacuous and the code
+# is reachable.  A failed one is printed twice; count each name once.
+/^\[wp\] \[[A-Za-z]*\] Smoke-test / {
+    name = $0
+    sub(/^.*Smoke-test /, "", name)
+    sub(/ .*$/, "", name)
+    if (name in smoke_seen) next
+    smoke_seen[name] = 1
+    g = name
+    sub(/^typed_/, "", g)
+    sub(/^real_/, "", g)
+    fn = ""
+    for (f in want)
+        if (index(g, f "_") == 1 && length(f) > length(fn))
+            fn = f
+    if (fn == "") fn = "other"
+    stotal[fn]++
+    smoke_all++
+    if ($2 == "[Passed]") { spassed[fn]++; smoke_good++ }
+    else sbad[fn] = sbad[fn] " " name
+    next
+}
 /^\[wp\] \[[^]]*\] Goal / || /^\[wp\] Goal / {
     line = $0
     sub(/^.*Goal /, "", line)
@@ -41,6 +65,10 @@ FNR == NR { if ($1 != "") { want[$1] = 1; order[++n] = $1 } next }
     else bad[fn] = bad[fn] " " name
     next
 }
+function smoke(f) {
+    if (stotal[f] == 0) return ""
+    return sprintf(", %d/%d smoke tests", spassed[f], stotal[f])
+}
 END {
     for (i = 1; i <= n; i++) {
         f = order[i]
@@ -49,10 +77,10 @@ END {
             missing++
             continue
         }
-        if (proved[f] == total[f])
-            printf "ok proofs/wp/%s: %d/%d goals\n", f, proved[f], total[f]
+        if (proved[f] == total[f] && spassed[f] == stotal[f])
+            printf "ok proofs/wp/%s: %d/%d goals%s\n", f, proved[f], total[f], smoke(f)
         else
-            printf "FAIL proofs/wp/%s: %d/%d goals, unproved:%s\n", f, proved[f] + 0, total[f], bad[f]
+            printf "FAIL proofs/wp/%s: %d/%d goals%s, unproved:%s%s\n", f, proved[f] + 0, total[f], smoke(f), bad[f], (sbad[f] == "" ? "" : "; failed smoke tests:" sbad[f])
     }
     for (f in total) {
         if (f in want) continue
@@ -61,6 +89,8 @@ END {
         else
             printf "FAIL proofs/wp/%s: %d/%d goals, unproved:%s\n", f, proved[f] + 0, total[f], bad[f]
     }
+    if (smoke_all > 0)
+        printf "Smoke tests passed: %d / %d\n", smoke_good, smoke_all
     printf "Proved goals: %d / %d\n", good, all
-    exit (good == all && all > 0 && missing == 0) ? 0 : 1
+    exit (good == all && all > 0 && missing == 0 && smoke_good == smoke_all) ? 0 : 1
 }

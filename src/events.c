@@ -347,9 +347,9 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     }
     if (strcmp(w[0], "at") == 0) {
         int64_t t;
-        if (nw != 2 || parse_count(w[1], (int64_t)1 << 40, &t) < 0)
+        if (nw != 2 || parse_count(w[1], (int64_t)1 << 33, &t) < 0)
             return lerr(st, err, errlen, "usage: at T (T a whole number of "
-                        "seconds, at most 2^40)", NULL);
+                        "seconds, at most 2^33)", NULL);
         if (ensure_sched(st, err, errlen))
             return 2;
         if (qs_advance(st->sched, t, why, sizeof why) < 0)

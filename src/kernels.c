@@ -35,8 +35,8 @@
   logic integer QS_MINSLOTS_MAX = 1000000;       // minimum delivery slots
   logic integer QS_LEVEL_MAX    = 1000000;       // preemption stack levels
   // Largest delay for which the exact score products fit in 64 bits:
-  // floor((2^63 - 1) / QS_COUNT_MAX).  The parser allows delays up to
-  // 2^40; see proofs/README.md "Findings" (the score kernels need it).
+  // floor((2^63 - 1) / QS_COUNT_MAX).  The parser caps `at` at 2^33, so
+  // delays are at most 2^33 + 1 < this (S-EV-6; proofs/README.md).
   logic integer QS_DELAY_SAFE   = 9223372036;
   // Counter values (slots_available) after charges and refunds: a count
   // plus a count times k (S-PRE-8 can subtract needed*k at once).

@@ -3,7 +3,7 @@
 # Owns the fuzz targets:
 #   fuzz-build      AFL++ builds of every harness (persistent mode through
 #                   afl-clang-fast -fsanitize=fuzzer, i.e. libAFLDriver):
-#                   plain, ASan+UBSan, and CmpLog
+#                   plain (UB traps), ASan+UBSan, and CmpLog
 #   fuzz            run every harness FUZZ_SECONDS seconds (default 60),
 #                   one afl-fuzz at a time, nice'd; prints execs, execs/s,
 #                   edges, map density, crashes and hangs per harness
@@ -33,13 +33,16 @@ FUZZ_HARNESSES := text struct
 FUZZ_AFL_CC    ?= afl-clang-fast
 FUZZ_CORE_SRC  := src/kernels.c src/params.c src/map.c src/sched.c \
                   src/check.c src/events.c src/trace.c
-FUZZ_DEPS      := fuzz/common.c fuzz/common.h $(FUZZ_CORE_SRC) \
+FUZZ_DEPS      := fuzz/common.c fuzz/common.h fuzz/fuzz.mk $(FUZZ_CORE_SRC) \
                   $(wildcard src/*.h)
 FUZZ_FLAGS     := -std=c11 -Wall -Wextra -Werror -Wshadow \
                   -Wstrict-prototypes -Wmissing-prototypes -g \
                   -D_POSIX_C_SOURCE=200809L -DQSCHED_CROSSCHECK -Isrc -Ifuzz
 FUZZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
+# The plain AFL++ build traps on undefined behaviour (no runtime, little
+# cost), so UB found by the fastest build is a crash, not silence.
+FUZZ_UB_TRAP   := -fsanitize=undefined -fsanitize-trap=undefined
 FUZZ_HAVE_AFL  := $(shell command -v $(FUZZ_AFL_CC) >/dev/null 2>&1 && echo yes)
 
 FUZZ_AFL_BINS := $(foreach v,afl afl-san afl-cmplog,\
@@ -59,8 +62,8 @@ endif
 
 $(FUZZ_BUILD)/afl/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
-	AFL_QUIET=1 $(FUZZ_AFL_CC) $(FUZZ_FLAGS) -O2 -fsanitize=fuzzer -o $@ \
-	  $< fuzz/common.c $(FUZZ_CORE_SRC) -lm
+	AFL_QUIET=1 $(FUZZ_AFL_CC) $(FUZZ_FLAGS) -O2 -fsanitize=fuzzer \
+	  $(FUZZ_UB_TRAP) -o $@ $< fuzz/common.c $(FUZZ_CORE_SRC) -lm
 
 $(FUZZ_BUILD)/afl-san/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)

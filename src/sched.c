@@ -47,8 +47,8 @@ static void *xcalloc(size_t n, size_t size)
     if (!p) {
         /* The core cannot report allocation failure half-way through an
          * event without leaving a half-applied state; limits in the parser
-         * keep memory bounded, so running out is fatal. */
-        fputs("qsched: out of memory\n", stderr);
+         * keep memory bounded, so running out is fatal.  (No message: the
+         * core does no I/O; the abort is the report.) */
         abort();
     }
     return p;
@@ -65,8 +65,7 @@ static char *xstrdup(const char *str)
 static void xmap_put(qs_map *m, const char *str, uint64_t num, void *v)
 {
     if (qs_map_put(m, str, num, v) < 0) {
-        fputs("qsched: out of memory\n", stderr);
-        abort();
+        abort(); /* out of memory: see xcalloc */
     }
 }
 

@@ -100,7 +100,7 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
             m->refill_delay = 1;
         }
         m->max_msgs = 3;
-        m->max_ticks = 3;
+        m->max_ticks = c->deep ? 3 : 2;
         m->allow_done = m->allow_fail = 1;
         m->depth = c->depth_tight;
         /* 1..R entries on u@a and/or u@b */
@@ -489,7 +489,7 @@ int main(int argc, char **argv)
         if (prop_first[p] < 0)
             continue;
         g = prop_first[p];
-        printf("\n== %s %s in %s (%lld transitions): %s\n",
+        printf("\n== %s %s in %s (%lld violating transitions): %s\n",
                p == P_INFL ? "finding:" : "COUNTEREXAMPLE:",
                bmc_prop_name[p], mixes[g].name, res[g].viol_count[p],
                res[g].cex_why[p]);

@@ -11,6 +11,8 @@
 # -Werror.
 #
 # Usage: sh proofs/bmc/build.sh SRC OUT
+# $flags is a word list on purpose
+# shellcheck disable=SC2086
 set -eu
 src=$1
 out=$2
@@ -32,7 +34,5 @@ for f in "$top"/proofs/bmc/*.c; do
     $cc $flags -I"$src" -I"$top/proofs/bmc" -c -o "$out/tool/$name.o" "$f"
     tools="$tools $out/tool/$name.o"
 done
-# shellcheck disable=SC2086
 $cc -o "$out/qsched-bmc" $tools $objs -lm
-# shellcheck disable=SC2086
 $cc -o "$out/qsched" "$out/obj/main.o" $objs -lm

@@ -22,7 +22,15 @@ base=build/bmc-mutants
 mkdir -p "$base"
 caught=0
 survived=0
-names=${*:-$(ls proofs/bmc/mutants/*.patch | sed 's|.*/||; s|\.patch$||')}
+if [ $# -gt 0 ]; then
+    names=$*
+else
+    names=""
+    for p in proofs/bmc/mutants/*.patch; do
+        n=${p##*/}
+        names="$names ${n%.patch}"
+    done
+fi
 for name in $names; do
     patch=proofs/bmc/mutants/$name.patch
     dir=$base/$name
@@ -52,7 +60,10 @@ for name in $names; do
         echo "ok mutant/$name: caught by: $props"
         # the first counterexample, as printed by the checker
         sed -n '/^== COUNTEREXAMPLE/,/^== /p' "$dir/bmc.log" | sed '$d' | sed 's/^/   /'
-        cex=$(ls "$dir"/out/cex/*.events 2>/dev/null | head -1)
+        cex=""
+        for f in "$dir"/out/cex/*.events; do
+            [ -f "$f" ] && { cex=$f; break; }
+        done
         if [ -n "$cex" ]; then
             echo "   -- replayed by the mutant's qsched --explain $cex (last lines):"
             "$dir/qsched" --explain "$cex" 2>&1 | tail -8 | sed 's/^/   | /'

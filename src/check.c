@@ -410,5 +410,29 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                           (long long)j->rcpt_count,
                           (long long)j->rcpt_limit);
     }
+    /* the recipients still unread, active and waiting messages: they decide
+     * future batches (a last section, so that readers of the fields above
+     * need not know it) */
+    sb_printf(&b, "|g");
+    for (m = s->active_head; m; m = m->next) {
+        size_t g;
+        sb_printf(&b, "%s", m->id);
+        for (g = m->cur_group; g < m->ngroups; g++)
+            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
+                      m->groups[g].local ? m->groups[g].local : "",
+                      m->groups[g].nexthop,
+                      (long long)(m->groups[g].count -
+                                  (g == m->cur_group ? m->cur_offset : 0)));
+        sb_printf(&b, ";");
+    }
+    for (m = s->incoming_head; m; m = m->next) {
+        size_t g;
+        sb_printf(&b, "%s", m->id);
+        for (g = 0; g < m->ngroups; g++)
+            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
+                      m->groups[g].local ? m->groups[g].local : "",
+                      m->groups[g].nexthop, (long long)m->groups[g].count);
+        sb_printf(&b, ";");
+    }
     return b.len;
 }

@@ -348,6 +348,10 @@ int enc_parse(const char *text, enc_state *st, char *err, size_t errlen)
         j->parent = -1;
         job_fields(&c, j);
     }
+    /* the unread recipients section: the explorer keys message shapes
+     * itself (see the key below), so it is skipped here */
+    if (!c.bad && peek(&c, "|g"))
+        c.p += strlen(c.p);
     if (!c.bad && *c.p)
         perr(&c, "trailing text");
     return c.bad ? -1 : 0;

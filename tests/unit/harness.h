@@ -151,4 +151,23 @@ static void h_done(harness *h, long long handle, enum qs_outcome o)
     }
 }
 
+/* The last kept record of one kind, or NULL. */
+static const h_rec *h_last(const harness *h, enum qs_trace_kind kind)
+{
+    int i;
+    for (i = h->nrec - 1; i >= 0; i--)
+        if (h->rec[i].kind == kind)
+            return &h->rec[i];
+    return NULL;
+}
+
+static int h_invariants(harness *h)
+{
+    if (qs_check_invariants(h->s, h->err, sizeof h->err)) {
+        printf("# invariant: %s\n", h->err);
+        return -1;
+    }
+    return 0;
+}
+
 #endif

@@ -45,25 +45,6 @@ static void h_sequence(const harness *h, char *out, size_t outlen)
                                                    : h->dmsg[i]);
 }
 
-/* The last kept record of one kind, or NULL. */
-static const h_rec *h_last(const harness *h, enum qs_trace_kind kind)
-{
-    int i;
-    for (i = h->nrec - 1; i >= 0; i--)
-        if (h->rec[i].kind == kind)
-            return &h->rec[i];
-    return NULL;
-}
-
-static int h_invariants(harness *h)
-{
-    if (qs_check_invariants(h->s, h->err, sizeof h->err)) {
-        printf("# invariant: %s\n", h->err);
-        return -1;
-    }
-    return 0;
-}
-
 
 /* A job's in-core count and recipient slots, from the canonical state
  * encoding ("|X<transport> ..." then "J<msg> L.. P.. B.. a.. u.. s.. r..

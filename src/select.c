@@ -115,6 +115,23 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_emit(s, &r);
 }
 
+/* S-PRE-4: "each time an entry of the job is selected, the job's slot
+ * counter is incremented by one"; slots_used counts the same for the
+ * refund of S-PRE-9.  (entry_select_peer counted the entry as selected.) */
+/*@
+  requires job:     \valid(job);
+  requires counts:  -QS_SLOTS_MAX <= job->slots_available < QS_SLOTS_MAX &&
+                    -QS_COUNT_MAX <= job->slots_used < QS_COUNT_MAX;
+  assigns job->slots_available, job->slots_used;
+  ensures counter:  job->slots_available == \old(job->slots_available) + 1;
+  ensures used:     job->slots_used == \old(job->slots_used) + 1;
+*/
+static void job_count_selection(qs_job *job)
+{
+    job->slots_available++;
+    job->slots_used++;
+}
+
 /* S-PRE-2: the transport's job list in order from the current job. */
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
@@ -132,9 +149,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             continue;
         if ((p = job_peer_select(s, job)) != NULL) {
             entry_select_peer(s, p, out);
-            /* S-PRE-4: the counter grows by one per selected entry. */
-            job->slots_available++;
-            job->slots_used++;
+            job_count_selection(job);
             t->job_current = job;
             if (!QS_HAS_ENTRIES(job) && job->message->rcpt_unread == 0)
                 qsi_job_retire(s, job);

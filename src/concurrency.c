@@ -198,7 +198,13 @@ static void queue_die(qs_sched *s, qs_queue *q)
   requires params:  qs_transport_feedback_ok(t, postfix);
   requires state:   qs_queue_feedback_ok(q, postfix);
   assigns q->window, q->success, q->failure, q->fail_cohorts;
-  ensures state:    qs_queue_feedback_ok(q, postfix);
+  // The state stays in range (qs_queue_feedback_ok, clause by clause).
+  ensures window_range:  1 <= q->window <= QS_QWINDOW_MAX;
+  ensures success_range: qs_success_range(q->success, postfix);
+  ensures failure_range: qs_failure_range(q->failure, postfix);
+  ensures cohorts_range: \is_finite(q->fail_cohorts) &&
+    \le_double(0.0d, q->fail_cohorts) &&
+    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
   // S-CON-3: "Don't apply positive feedback unless concurrency <
   // busy_refcount + init_dest_concurrency".
   ensures safety:   q->window > \old(q->window) ==>
@@ -306,8 +312,10 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
     q->window >= \old(q->window) - (postfix == 0 ? 1 : 2);
   // While alive the state stays in range; in the postfix profile with no
   // cohort limit fail_cohorts has no bound but the number of failures.
-  ensures state:    \result == 0 && (postfix == 0 || t->cohort_limit > 0) ==>
-                      qs_queue_feedback_ok(q, postfix);
+  ensures success_range: \result == 0 ==> qs_success_range(q->success, postfix);
+  ensures failure_range: \result == 0 ==> qs_failure_range(q->failure, postfix);
+  ensures cohorts_range: \result == 0 && (postfix == 0 || t->cohort_limit > 0) ==>
+    \is_finite(q->fail_cohorts) && \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
 */
 static int queue_feedback_negative(qs_queue *q, const qs_transport *t,
                                    int postfix)

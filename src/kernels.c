@@ -273,6 +273,8 @@ int qs_safety_allows(int window, int busy, int init)
   requires cost:     qs_cost0(slot_cost);
   assigns \nothing;
   ensures boolean:   \result == 0 || \result == 1;
+  ensures shared:    \result == 1 <==>
+    qs_gate(slots_available, max_entries, min_slots, slot_cost);
   behavior empty_counter:
     assumes slots_available <= 0;
     ensures never: \result == 0;
@@ -299,6 +301,8 @@ int qs_preempt_gate(long long slots_available, long long max_entries,
   requires cost:     qs_cost(slot_cost);
   assigns \nothing;
   ensures value: \result == (min_entries - selected + slots_available) / slot_cost;
+  ensures shared: \result == qs_max_slots(min_entries, selected, slots_available,
+                                          slot_cost);
   // Integer division rounds down here: the job can pay for \result
   // candidates' slots with what it has and may still earn, and not one more.
   ensures affordable: min_entries - selected + slots_available >= 0 ==>
@@ -318,6 +322,7 @@ long long qs_candidate_max_slots(long long min_entries, long long selected,
   assigns \nothing;
   ensures boolean: \result == 0 || \result == 1;
   ensures fits_iff: \result == 1 <==> 1 <= needed <= max_slots;
+  ensures shared: \result == 1 <==> qs_fits(needed, max_slots);
 */
 int qs_candidate_fits(long long needed, long long max_slots)
 {
@@ -383,6 +388,8 @@ int qs_score_cannot_improve(long long delay, long long delay_best,
   ensures boolean:   \result == 0 || \result == 1;
   ensures fires_iff: \result == 1 <==>
     100 * (slots_available / slot_cost + loan) >= needed * (100 - discount);
+  ensures shared: \result == 1 <==>
+    qs_fires(slots_available, slot_cost, loan, discount, needed);
   // The document's inequality with an exact right-hand side.
   ensures document: \result == 1 <==>
     slots_available / slot_cost + loan >= (real)(needed * (100 - discount)) / 100;
@@ -401,6 +408,7 @@ int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
   requires cost:    qs_cost0(slot_cost);
   assigns \nothing;
   ensures charged:  \result == slots_available - needed * slot_cost;
+  ensures shared:   \result == qs_charge(slots_available, needed, slot_cost);
   ensures pays:     \result <= slots_available;
 */
 long long qs_slots_charge(long long slots_available, long long needed,
@@ -422,6 +430,7 @@ long long qs_slots_charge(long long slots_available, long long needed,
   behavior original_parent:
     assumes child_level == parent_level + 1;
     ensures refund: \result == parent_available - used_delta * slot_cost;
+    ensures shared: \result == qs_refund(parent_available, used_delta, slot_cost);
   behavior adoptive_parent:
     assumes child_level != parent_level + 1;
     ensures no_refund: \result == parent_available;
@@ -465,6 +474,7 @@ long long qs_pool_extra_share(long long per_stack, long long unused)
   ensures msg_bound: \result <= msg_limit - msg_count;
   ensures is_min:    \result == job_limit - job_count ||
                      \result == msg_limit - msg_count;
+  ensures value:     \result == qs_unused(job_limit, job_count, msg_limit, msg_count);
 */
 long long qs_pool_unused(long long job_limit, long long job_count,
                          long long msg_limit, long long msg_count)

@@ -134,6 +134,21 @@ long long qs_pool_unused(long long job_limit, long long job_count,
   logic integer qs_unused(integer jl, integer jc, integer ml, integer mc) =
     ml - mc < jl - jc ? ml - mc : jl - jc;
 
+  // The slot arithmetic of S-PRE-3 .. S-PRE-9, shared with the Why3
+  // inflation theorem: proofs/why3/qsched.driver binds each symbol to its
+  // definition in proofs/why3/qsched/slots.mlw (module Slots), so the
+  // `shared` clauses of the kernels and the theorem's step relation use the
+  // one definition.  (No axiom: the definitions are Why3 functions.)
+  axiomatic QsSlots {
+    logic integer qs_charge(integer c, integer m, integer k);
+    logic integer qs_refund(integer c, integer used_delta, integer k);
+    logic integer qs_max_slots(integer mn, integer sel, integer c, integer k);
+    predicate qs_fits(integer m, integer ms);
+    predicate qs_gate(integer c, integer mx, integer mins, integer k);
+    predicate qs_fires(integer c, integer k, integer loan, integer d,
+                       integer m);
+  }
+
   predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
   predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
   // k as a divisor (S-PRE-5, S-PRE-7) and k in a product (any setting,

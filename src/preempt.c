@@ -110,7 +110,7 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
   behavior original_parent:
     assumes job->stack_level == parent->stack_level + 1;
     ensures refund: parent->slots_available ==
-                    \old(parent->slots_available) - job->slots_used * slot_cost;
+                    \old(parent->slots_available - job->slots_used * slot_cost);
     ensures flag:   \result == 1;
   behavior adoptive_parent:
     assumes job->stack_level != parent->stack_level + 1;

@@ -19,7 +19,7 @@ VERSION := 1.0.0
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/check.c
 # Around the core: parser, printers, generator, verifier, CLI.
-CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c
+CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c src/html.c
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -32,6 +32,16 @@ all: $(BUILD)/qsched $(BUILD)/libqsched.a
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DQSCHED_VERSION='"$(VERSION)"' -c -o $@ $<
+
+# The timeline viewer's page, style and script (src/viewer/), embedded in
+# the binary for --format html (src/html.c).
+VIEWER_SRC := src/viewer/page.html src/viewer/viewer.css src/viewer/viewer.js
+$(BUILD)/gen/viewer.c: $(VIEWER_SRC) src/viewer/embed.sh
+	@mkdir -p $(dir $@)
+	sh src/viewer/embed.sh $(VIEWER_SRC) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+CLI_OBJ += $(BUILD)/obj/viewer.o
 
 $(BUILD)/libqsched.a: $(CORE_OBJ) $(CLI_OBJ)
 	@mkdir -p $(dir $@)

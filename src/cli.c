@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "events.h"
 #include "trace.h"
+#include "html.h"
 
 #ifndef QSCHED_VERSION
 #define QSCHED_VERSION "dev"
@@ -33,6 +34,9 @@ static void usage(FILE *f)
           "tests, blockers,\n"
           "                       pools, reads, message activation)\n"
           "  --format text|jsonl  trace format (default text)\n"
+          "  --format html        one self-contained HTML page: the "
+          "timeline viewer\n"
+          "  --format view-json   the viewer's data alone (JSON)\n"
           "  --stats              print counters at the end\n"
           "  --check-invariants   check the whole state after every event "
           "(exit 3 if broken)\n"
@@ -57,7 +61,7 @@ static int print_defaults(void)
 int qs_cli_main(int argc, char **argv)
 {
     qs_printer pr = {stdout, stderr, 0, 0};
-    int stats = 0, check = 0, i, rc;
+    int stats = 0, check = 0, i, rc, html = -1;
     const char *file = NULL, *profile = NULL;
     FILE *in = stdin;
     qs_stream *st = NULL;
@@ -88,9 +92,13 @@ int qs_cli_main(int argc, char **argv)
             const char *f = argv[++i];
             if (strcmp(f, "jsonl") == 0)
                 pr.jsonl = 1;
+            else if (strcmp(f, "html") == 0)
+                html = 1; /* src/html.c */
+            else if (strcmp(f, "view-json") == 0)
+                html = 0;
             else if (strcmp(f, "text") != 0) {
-                fprintf(stderr, "qsched: unknown format \"%s\" (want text "
-                        "or jsonl)\n", f);
+                fprintf(stderr, "qsched: unknown format \"%s\" (want text, "
+                        "jsonl, html or view-json)\n", f);
                 return 2;
             }
         } else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
@@ -114,6 +122,13 @@ int qs_cli_main(int argc, char **argv)
         }
     }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    if (html >= 0) {
+        rc = qs_html_run(in, file ? file : "-", profile, check, html, stdout,
+                         stderr);
+        if (in != stdin)
+            fclose(in);
+        return rc;
+    }
     rc = qs_stream_run_file(in, file ? file : "-", qs_trace_print, &pr,
                             profile, check, &st, stderr);
     if (in != stdin)

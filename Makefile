@@ -82,3 +82,4 @@ bench: $(BUILD)/qsched
 -include fuzz/fuzz.mk
 -include proofs/bmc.mk
 -include tests/conformance.mk
+-include docs/playground/playground.mk

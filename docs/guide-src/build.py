@@ -21,3 +21,10 @@ def sh(snippet, show=True, lang='sh'):
         parts.append('```\n' + out.rstrip('\n') + '\n```\n')
 exec(open(os.path.join(os.path.dirname(__file__), 'content.py')).read())
 open(OUT, 'w').write('\n'.join(parts))
+# GUIDE_STREAMS=DIR keeps the streams the snippets wrote (tests/sh/teach-lessons.sh
+# compares them with the playground's lessons, docs/playground/lessons/).
+if os.environ.get('GUIDE_STREAMS'):
+    import shutil
+    for f in sorted(os.listdir(work)):
+        if f.endswith('.events'):
+            shutil.copy(os.path.join(work, f), os.environ['GUIDE_STREAMS'])

@@ -35,6 +35,7 @@
 
     var ROW = 14;            /* job lane row height, px */
     var MAX_ROWS = 8;        /* job list positions drawn per transport */
+    var STRIP = 13;          /* delivery sequence strip above a job lane */
     var LIST_ROW = 18;       /* event list row height, px */
     var MK = { preempt: 1, pop: 2, blocker: 3, unblock: 4, dead: 5,
                revive: 6, retire: 7 };
@@ -131,6 +132,10 @@
             D.end[i] = dv[7 * i + 5]; D.out[i] = dv[7 * i + 6];
             m.dests[D.dest[i]].deliv.push(i);
         }
+        /* per transport, the deliveries in order: the delivery sequence
+         * strip on top of its job lane (the document's 11112211113311) */
+        m.trans.forEach(function (t) { t.dv = []; });
+        for (i = 0; i < nd; i++) m.dests[D.dest[i]].t.dv.push(i);
         var BUCKET = 256;
         m.bucket = BUCKET;
         m.dests.forEach(function (q) {
@@ -325,6 +330,7 @@
             '<span>' + sw('<rect x="1" y="1" width="20" height="10" fill="#cfe0f5" stroke="#111" stroke-width="1.5"/>') + ' current job</span>' +
             '<span>' + sw('<rect x="1" y="1" width="20" height="10" fill="url(#qv-hatch)"/>') + ' blocker</span>' +
             '<span>' + sw('<path d="M5 1L17 1L11 10Z" fill="#7b3fbf"/>') + ' preemption</span>' +
+            '<span>' + sw('<rect x="1" y="1" width="9" height="10" fill="' + msgDark(1) + '"/><rect x="11" y="1" width="9" height="10" fill="' + msgDark(2) + '"/>') + ' delivery sequence (by message)</span>' +
             '<span class="qv-help">L1, L2: stack level &middot; click: explain &middot; &larr;/&rarr;: step &middot; +/&minus;/0: zoom &middot; shift+wheel: scroll</span>';
     }
 
@@ -344,11 +350,11 @@
         this.lanes = [];
         m.trans.forEach(function (t) {
             var rows = Math.max(1, Math.min(MAX_ROWS, t.maxLen));
-            self.lanes.push({ kind: 'jobs', t: t, h: rows * ROW + 6, rows: rows });
+            self.lanes.push({ kind: 'jobs', t: t, h: rows * ROW + 6 + STRIP, rows: rows });
             html.push('<div class="qv-lane qv-tlane"><div class="qv-label"><b>' + esc(t.name) +
                       '</b> job list<small>' + (t.maxLen > rows ? 'first ' + rows + ' of up to ' + t.maxLen + ' jobs'
                       : 'up to ' + t.maxLen + ' job' + (t.maxLen === 1 ? '' : 's')) + '</small></div>' +
-                      '<div class="qv-plot" style="height:' + (rows * ROW + 6) + 'px"></div></div>');
+                      '<div class="qv-plot" style="height:' + (rows * ROW + 6 + STRIP) + 'px"></div></div>');
             t.dests.forEach(function (q) {
                 var unit = Math.max(3, Math.min(10, Math.floor(48 / q.maxY)));
                 var h = q.maxY * unit + 16;
@@ -531,7 +537,7 @@
         function flush(r, xb) {
             var run = runs[r];
             if (!run) return;
-            var x = run.xa, w = xb - run.xa, y = 3 + r * ROW;
+            var x = run.xa, w = xb - run.xa, y = 3 + STRIP + r * ROW;
             if (run.msg >= 0) {
                 var flags = run.flags, fill = (flags & 2) ? 'url(#qv-hatch)' : msgFill(run.msg);
                 out.push('<rect x="' + x.toFixed(1) + '" y="' + y + '" width="' + Math.max(0.5, w).toFixed(1) +
@@ -560,8 +566,32 @@
         }
         var xend = cols.length ? cols[cols.length - 1].xb : 0;
         for (r = 0; r < rows; r++) flush(r, xend);
+        out.push(this.stripSVG(t, buf));
         out.push(this.marksSVG(t.marks, buf, 0, true));
         return '<svg width="' + W + '" height="' + l.h + '">' + out.join('') + '</svg>';
+    };
+
+    /* the delivery sequence of a transport: one cell per deliver line,
+     * coloured and labelled by message (at most one per pixel) */
+    Viewer.prototype.stripSVG = function (t, buf) {
+        var m = this.m, D = m.deliv, cols = buf.cols, out = [], ppe = this.ppe, x0 = buf.from;
+        if (!cols.length || !t.dv.length) return '';
+        var a = cols[0].a, b = cols[cols.length - 1].b, lastPx = -1;
+        var lo = 0, hi = t.dv.length;
+        while (lo < hi) { var mid = (lo + hi) >> 1; if (D.start[t.dv[mid]] < a) lo = mid + 1; else hi = mid; }
+        for (var k = lo; k < t.dv.length && D.start[t.dv[k]] <= b; k++) {
+            var x = t.dv[k], s = D.start[x], xa = (s - x0) * ppe, w = Math.max(1, ppe - 1);
+            if (Math.floor(xa) === lastPx) continue;
+            lastPx = Math.floor(xa);
+            out.push('<rect x="' + xa.toFixed(1) + '" y="1" width="' + w.toFixed(1) + '" height="' + (STRIP - 2) +
+                     '" fill="' + msgDark(D.msg[x]) + '" data-ev="' + s + '" class="qv-clickable"><title>deliver D' +
+                     D.handle[x] + ' ' + esc(m.names[D.msg[x]]) + '</title></rect>');
+            var name = m.names[D.msg[x]], label = name.replace(/^M(?=\d+$)/, '');
+            if (w > label.length * 6 + 2)
+                out.push('<text x="' + (xa + w / 2).toFixed(1) + '" y="' + (STRIP - 3) + '" fill="#fff" text-anchor="middle">' +
+                         esc(label) + '</text>');
+        }
+        return out.join('');
     };
 
     /* preemption / revive / dead marks in the visible range, at most one
@@ -578,8 +608,8 @@
             if (Math.round(x) === lastPx) continue;
             lastPx = Math.round(x);
             if (kind === MK.preempt)
-                out.push('<path d="M' + (x - 5).toFixed(1) + ' 0L' + (x + 5).toFixed(1) + ' 0L' + x.toFixed(1) +
-                         ' 8Z" fill="#7b3fbf" data-ev="' + mk.ev[j] + '" class="qv-clickable"><title>preempted by ' +
+                out.push('<path d="M' + (x - 5).toFixed(1) + ' ' + STRIP + 'L' + (x + 5).toFixed(1) + ' ' + STRIP + 'L' + x.toFixed(1) +
+                         ' ' + (STRIP + 8) + 'Z" fill="#7b3fbf" data-ev="' + mk.ev[j] + '" class="qv-clickable"><title>preempted by ' +
                          esc(m.names[mk.a[j]]) + '</title></path>');
             else if (kind === MK.revive)
                 out.push('<path d="M' + (x - 5).toFixed(1) + ' ' + h + 'L' + (x + 5).toFixed(1) + ' ' + h + 'L' +

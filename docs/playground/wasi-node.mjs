@@ -1,0 +1,36 @@
+// docs/playground/wasi-node.mjs - runs the playground's qsched.wasm under
+// node's own WASI (node >= 20), as a command: used by the wasm-vs-native
+// comparison (tests/browser/wasm-compare.mjs).  The directory given as
+// `root` is preopened as ".", so relative paths work exactly as natively.
+import { WASI } from 'node:wasi';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+let compiled = null;
+
+export async function loadModule(wasmPath) {
+  if (!compiled) compiled = await WebAssembly.compile(fs.readFileSync(wasmPath));
+  return compiled;
+}
+
+// Runs `qsched ARGS` in the wasm build; returns { code, stdout, stderr }
+// (Buffers).  stdin: a file path or null.
+export async function runWasm(module, args, root, stdinPath = null) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qsched-wasi-'));
+  const outPath = path.join(dir, 'out'), errPath = path.join(dir, 'err');
+  const out = fs.openSync(outPath, 'w'), err = fs.openSync(errPath, 'w');
+  const inp = fs.openSync(stdinPath || '/dev/null', 'r');
+  const wasi = new WASI({ version: 'preview1', args: ['qsched', ...args], env: {},
+    preopens: { '.': root }, stdin: inp, stdout: out, stderr: err, returnOnExit: true });
+  const inst = await WebAssembly.instantiate(module, wasi.getImportObject());
+  let code;
+  try {
+    code = wasi.start(inst);
+  } finally {
+    fs.closeSync(out); fs.closeSync(err); fs.closeSync(inp);
+  }
+  const res = { code, stdout: fs.readFileSync(outPath), stderr: fs.readFileSync(errPath) };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return res;
+}

@@ -247,6 +247,11 @@ typedef struct model {
     hbuf trans_state;         /* ev,transport,in flight,pool */
     hbuf job_vals;            /* ev,transport,msg,counter,selected,max */
     hbuf job_lists;           /* [ev,transport,(msg,level,flags)*] */
+    hbuf moments;             /* [record,transport,(msg,level,flags)*]:
+                                 the job list at a preempt record, inside
+                                 its event (the document's stack picture) */
+    long nrec;                /* records so far */
+    qs_stream *st;            /* the stream being read (its scheduler) */
     hbuf params, warnings;
     char *desc;
     size_t desccap;
@@ -336,6 +341,42 @@ static void marker(model *m, int kind, int a, int b)
     hb_item(&m->markers, b);
 }
 
+static const char *jobs_line(model *m, const char *p, int t, hbuf *key,
+                             int vals);
+static const char *describe(model *m, const qs_sched *s);
+
+/* The job list of transport `name` now, in the middle of an event: at a
+ * preempt record the core has relinked the jobs (the candidate in front of
+ * the job it preempted, one stack level deeper), so this is the document's
+ * picture "job 7 preempting job 4 preempting job 1" even when job 7 is
+ * done within the same event.  qs_describe only reads. */
+static void model_moment(model *m, const char *name, int t)
+{
+    const qs_sched *s = qs_stream_sched(m->st);
+    const char *p;
+    hbuf head = {0}, key = {0};
+    if (!s)
+        return;
+    p = describe(m, s);
+    hb_str(&head, "\ntransport ");
+    hb_str(&head, name);
+    hb_str(&head, ": ");
+    p = strstr(p, head.p);
+    free(head.p);
+    if (!p || !(p = strchr(p + 1, '\n')))
+        return;
+    hb_item(&key, m->nrec - 1);
+    hb_item(&key, t);
+    if (jobs_line(m, p + 1, t, &key, 0)) {
+        if (m->moments.n)
+            hb_chr(&m->moments, ',');
+        hb_chr(&m->moments, '[');
+        hb_str(&m->moments, key.p);
+        hb_chr(&m->moments, ']');
+    }
+    free(key.p);
+}
+
 /* The sink: every record at the explain level, plus the timeline's
  * structured bits. */
 static void model_sink(void *ctx, const qs_trace *r)
@@ -364,6 +405,7 @@ static void model_sink(void *ctx, const qs_trace *r)
     hb_chr(&m->rec_text, '\n');
     hb_chr(&m->rec_level, qs_trace_is_default(r) ? 'd' : 'e');
     m->cur_recs++;
+    m->nrec++;
     t = r->transport ? trans_index(m, r->transport) : -1;
     switch (r->kind) {
     case QS_T_DELIVER: {
@@ -403,6 +445,7 @@ static void model_sink(void *ctx, const qs_trace *r)
     }
     case QS_T_PREEMPT:
         marker(m, MK_PREEMPT, t, name_id(m, r->msg2));
+        model_moment(m, r->transport, t);
         break;
     case QS_T_POP:
         marker(m, MK_POP, t, name_id(m, r->msg));
@@ -462,19 +505,19 @@ static int has_word(const char *p, const char *end, const char *w)
 
 /* "  job list: *M7(level 2, counter 2, selected 1/1, blocker, preempting )
  *  M4(...) ..." - flags: 1 current, 2 blocker, 4 preempting */
-static const char *parse_jobs(model *m, const char *p, int t)
+/* The job list line of transport t into key as ",msg,level,flags" triples
+ * (flags: 1 current, 2 blocker, 4 preempting); with vals set, each job's
+ * changed counters are stored too.  Returns the end of the line. */
+static const char *jobs_line(model *m, const char *p, int t, hbuf *key,
+                             int vals)
 {
     const char *end = strchr(p, '\n');
-    hbuf key = {0};
-    trans_last *tl = &m->trans[t];
     if (!end)
         return NULL;
     p = strstr(p, "job list:");
     if (!p || p > end)
         return NULL;
     p += strlen("job list:");
-    hb_item(&key, 0); /* placeholder for the event number */
-    hb_item(&key, t);
     while (p < end) {
         char id[128];
         long long lev, cnt, sel, max;
@@ -502,8 +545,8 @@ static const char *parse_jobs(model *m, const char *p, int t)
         if (has_word(open, close, "preempting"))
             flags |= 4;
         j = job_index(m, t, id);
-        if (m->jobs[j].v[0] != cnt || m->jobs[j].v[1] != sel ||
-            m->jobs[j].v[2] != max) {
+        if (vals && (m->jobs[j].v[0] != cnt || m->jobs[j].v[1] != sel ||
+                     m->jobs[j].v[2] != max)) {
             m->jobs[j].v[0] = cnt;
             m->jobs[j].v[1] = sel;
             m->jobs[j].v[2] = max;
@@ -514,26 +557,40 @@ static const char *parse_jobs(model *m, const char *p, int t)
             hb_item(&m->job_vals, sel);
             hb_item(&m->job_vals, max);
         }
-        hb_item(&key, name_id(m, id));
-        hb_item(&key, lev);
-        hb_item(&key, flags);
+        hb_item(key, name_id(m, id));
+        hb_item(key, lev);
+        hb_item(key, flags);
         p = close + 1;
     }
-    /* the list's shape changed: store it (compared without the event) */
+    return end;
+}
+
+/* "  job list: *M7(level 2, counter 2, selected 1/1, blocker, preempting )
+ *  M4(...) ..." after an event: stored when its shape changed. */
+static const char *parse_jobs(model *m, const char *p, int t)
+{
+    hbuf key = {0};
+    trans_last *tl = &m->trans[t];
+    hb_item(&key, t);
+    p = jobs_line(m, p, t, &key, 1);
+    if (!p) {
+        free(key.p);
+        return NULL;
+    }
     if (!tl->list.p || strcmp(tl->list.p, key.p) != 0) {
-        const char *rest = strchr(key.p, ',');
         if (m->job_lists.n)
             hb_chr(&m->job_lists, ',');
         hb_chr(&m->job_lists, '[');
         hb_num(&m->job_lists, m->nev);
-        hb_str(&m->job_lists, rest);
+        hb_chr(&m->job_lists, ',');
+        hb_str(&m->job_lists, key.p);
         hb_chr(&m->job_lists, ']');
         free(tl->list.p);
         tl->list = key;
     } else {
         free(key.p);
     }
-    return end;
+    return p;
 }
 
 static void dest_set(model *m, int d, long long w, long long busy,
@@ -594,11 +651,10 @@ static const char *parse_dests(model *m, const char *p, int t)
     return end;
 }
 
-/* The state after event m->nev: changes only. */
-static void model_snapshot(model *m, const qs_sched *s)
+/* qs_describe into m->desc. */
+static const char *describe(model *m, const qs_sched *s)
 {
-    size_t need = qs_describe(s, NULL, 0) + 1, i;
-    const char *p;
+    size_t need = qs_describe(s, NULL, 0) + 1;
     if (need > m->desccap) {
         free(m->desc);
         m->desc = malloc(need);
@@ -607,6 +663,15 @@ static void model_snapshot(model *m, const qs_sched *s)
         m->desccap = need;
     }
     qs_describe(s, m->desc, need);
+    return m->desc;
+}
+
+/* The state after event m->nev: changes only. */
+static void model_snapshot(model *m, const qs_sched *s)
+{
+    size_t i;
+    const char *p;
+    describe(m, s);
     for (i = 0; i < m->ndests; i++)
         m->dests[i].seen = 0;
     p = strchr(m->desc, '\n'); /* "time T, ..." */
@@ -712,7 +777,8 @@ static void model_free(model *m)
     hbuf *bufs[] = {&m->ev_text, &m->ev_line, &m->ev_time, &m->ev_recs,
                     &m->rec_text, &m->rec_level,
                     &m->markers, &m->dest_state, &m->trans_state,
-                    &m->job_vals, &m->job_lists, &m->params, &m->warnings};
+                    &m->job_vals, &m->job_lists, &m->moments, &m->params,
+                    &m->warnings};
     for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]->p);
     for (i = 0; i < m->ntrans; i++)
@@ -809,6 +875,7 @@ static void write_model(FILE *out, model *m, const char *source,
     put_array(out, "jobVals", &m->job_vals);
     fprintf(out, ",\n\"jobLists\":[%s]", m->job_lists.p ? m->job_lists.p
                                                         : "");
+    fprintf(out, ",\n\"moments\":[%s]", m->moments.p ? m->moments.p : "");
     if (s) {
         qs_get_stats(s, &st);
         fprintf(out, ",\n\"stats\":{\"deliveries\":%lld,\"idles\":%lld,"
@@ -898,6 +965,7 @@ int qs_html_run(FILE *in, const char *fname, const char *profile, int check,
     st = qs_stream_new(fname, model_sink, &m);
     if (!st)
         hoom();
+    m.st = st;
     if (profile && qs_stream_set_profile(st, profile, err, sizeof err)) {
         fprintf(errf, "qsched: %s\n", err);
         qs_stream_free(st);

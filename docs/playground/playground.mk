@@ -27,3 +27,9 @@ $(PLAYGROUND)/index.html: $(PLAYGROUND)/qsched.wasm docs/playground/build.sh \
 		docs/playground/playground.css $(VIEWER_SRC) \
 		$(wildcard docs/playground/lessons/*.events)
 	sh docs/playground/build.sh $(PLAYGROUND)/qsched.wasm $@
+
+# Measured figures of the timeline viewer in Chromium (open time of 1k, 10k
+# and 100k-event pages, frame intervals while scrolling): a benchmark.
+.PHONY: viewer-bench
+viewer-bench: $(BUILD)/qsched
+	node tests/browser/bench-viewer.mjs .

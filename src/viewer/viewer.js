@@ -159,6 +159,9 @@
             else tgt = m.trans[mk[i + 2]].marks;
             tgt.ev.push(mk[i]); tgt.kind.push(kind); tgt.a.push(mk[i + 3]);
         }
+        /* job lists inside an event, at its preempt records */
+        m.moments = {};
+        (d.moments || []).forEach(function (a) { m.moments[a[0]] = { t: a[1], list: a.slice(2) }; });
         m.lastTime = m.n ? m.evTime[m.n - 1] : 0;
         j = k = 0;
         return m;
@@ -189,6 +192,56 @@
             return { transport: t.name, inflight: si >= 0 ? t.st.inflight[si] : 0,
                      pool: si >= 0 ? t.st.pool[si] : null, jobs: jobs, dests: dests };
         });
+    }
+
+    /* The document's picture of a job list with its preemption stacks
+     * ("first job-> 1--2--3--5--6--8 ... 4 ... current job-> 7"): jobs at
+     * level 0 in list order along the top, each preempting job under the
+     * job it preempted.  list: (msg, level, flags) triples in list order;
+     * the job a level-L job preempted is the first job after it at level
+     * L-1 (the core moves a preempting job in front of the job it
+     * preempts); a job whose parent is gone (an orphan) starts its own
+     * column at its level. */
+    function stackSVG(m, list) {
+        var jobs = [], k;
+        for (k = 0; k + 2 < list.length; k += 3)
+            jobs.push({ msg: list[k], level: list[k + 1], flags: list[k + 2], kids: [], parent: null });
+        jobs.forEach(function (j, i) {
+            if (j.level === 0) return;
+            for (var x = i + 1; x < jobs.length; x++)
+                if (jobs[x].level === j.level - 1) { j.parent = jobs[x]; jobs[x].kids.unshift(j); return; }
+        });
+        var col = 0, nodes = [], maxLevel = 0, CW = 58, RH = 30;
+        function place(j, c, row) {
+            j.col = c; j.row = row; nodes.push(j);
+            if (row > maxLevel) maxLevel = row;
+            j.kids.forEach(function (kid, i) { place(kid, i === 0 ? c : ++col, row + 1); });
+        }
+        jobs.forEach(function (j) { if (!j.parent) { place(j, col, j.level); col++; } });
+        if (!nodes.length) return '';
+        var W = col * CW + 90, H = (maxLevel + 1) * RH + 8, out = [];
+        function cx(j) { return 84 + j.col * CW + 22; }
+        function cy(j) { return 6 + j.row * RH + 10; }
+        var roots = nodes.filter(function (j) { return !j.parent && j.level === 0; });
+        for (k = 1; k < roots.length; k++)
+            out.push('<line x1="' + cx(roots[k - 1]) + '" y1="' + cy(roots[k]) + '" x2="' + cx(roots[k]) + '" y2="' +
+                     cy(roots[k]) + '" stroke="#889" stroke-width="1.5"/>');
+        nodes.forEach(function (j) {
+            if (j.parent)
+                out.push('<path d="M' + cx(j.parent) + ' ' + cy(j.parent) + 'V' + (cy(j) - 10) + 'H' + cx(j) + 'V' + cy(j) +
+                         '" fill="none" stroke="#7b3fbf" stroke-width="1.5"/>');
+        });
+        nodes.forEach(function (j) {
+            var cur = j.flags & 1, blk = j.flags & 2;
+            out.push('<rect x="' + (cx(j) - 22) + '" y="' + (cy(j) - 9) + '" width="44" height="18" rx="4" fill="' +
+                     (blk ? 'url(#qv-hatch)' : msgFill(j.msg)) + '" stroke="' + (cur ? '#111' : msgDark(j.msg)) +
+                     '" stroke-width="' + (cur ? 2 : 1) + '"' + (j.level > 0 && !j.parent ? ' stroke-dasharray="3 2"' : '') + '/>' +
+                     '<text x="' + cx(j) + '" y="' + (cy(j) + 4) + '" text-anchor="middle" fill="#1d2430">' + esc(m.names[j.msg]) + '</text>');
+        });
+        out.push('<text x="2" y="' + (cy(nodes[0]) + 4) + '" fill="#556">job list</text>');
+        if (maxLevel > 0) out.push('<text x="2" y="' + (6 + RH + 14) + '" fill="#556">stack level 1</text>');
+        if (maxLevel > 1) out.push('<text x="2" y="' + (6 + 2 * RH + 14) + '" fill="#556">level 2+</text>');
+        return '<svg class="qv-stack" width="' + W + '" height="' + H + '">' + out.join('') + '</svg>';
     }
 
     /* ---------------------------------------------------------------- */
@@ -751,14 +804,20 @@
             if (lev !== 'd' && !this.explain) continue;
             var word = m.recText[r].split(' ')[0];
             h.push('<div class="qv-rec ' + lev + ' k-' + esc(word) + '">' + esc(m.recText[r]) + '</div>');
+            if (m.moments[r])
+                h.push('<div class="qv-moment" data-qv-moment="' + r + '"><span class="qv-muted">' +
+                       esc(m.trans[m.moments[r].t].name) + ' job list and preemption stack at this line:</span><br>' +
+                       stackSVG(m, m.moments[r].list) + '</div>');
             any = true;
         }
         if (!any) h.push('<div class="qv-muted">(no trace line)</div>');
         h.push('</div><h2>state after this event</h2><div class="qv-state" data-qv-state>');
-        stateAt(m, i).forEach(function (t) {
+        stateAt(m, i).forEach(function (t, ti) {
             h.push('<div><b>' + esc(t.transport) + '</b> <span class="qv-muted">' + t.inflight + ' in flight' +
                    (t.pool === null ? '' : ', recipient pool ' + t.pool) + '</span></div>');
             if (t.jobs.length) {
+                var li = lastLE(m.trans[ti].listEv, i);
+                if (li >= 0) h.push(stackSVG(m, m.trans[ti].lists[li]));
                 h.push('<table><tr><th></th><th>job</th><th>level</th><th>counter</th><th>selected</th><th></th></tr>');
                 t.jobs.forEach(function (j) {
                     h.push('<tr' + (j.current ? ' class="qv-cur"' : '') + '><td>' + (j.current ? '\u2605' : '') +
@@ -799,7 +858,8 @@
     global.QschedViewer = {
         create: function (root, data, opts) { return new Viewer(root, data, opts); },
         prepare: prepare,
-        stateAt: stateAt
+        stateAt: stateAt,
+        stackSVG: stackSVG
     };
 
     /* a page written by `qsched --format html`: start at once */

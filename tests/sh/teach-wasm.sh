@@ -1,0 +1,35 @@
+#!/bin/sh
+# tests/sh/teach-wasm.sh - the playground's WebAssembly core behaves exactly
+# like the native build (issue 18): `make playground`, then
+# tests/browser/wasm-compare.mjs runs build/playground/qsched.wasm under
+# node's WASI and build/qsched on every golden stream (five option sets),
+# every malformed stream, every conformance vector and 24 generated
+# streams, and compares exit status, stdout and stderr byte for byte.
+# Needs node >= 20 and clang's wasm32-wasi target (wasi-libc, lld,
+# libclang-rt-N-dev-wasm32; tests/deps.sh installs them).  Missing tools
+# are a skip on a developer machine, a FAIL under CI=true.
+# QSCHED_SKIP_SLOW=1 skips it (quick local runs).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+if [ "${QSCHED_SKIP_SLOW:-0}" = 1 ]; then echo "# teach-wasm: skipped (QSCHED_SKIP_SLOW=1)"; exit 0; fi
+missing() {
+    if [ "${CI:-}" = true ]; then echo "FAIL teach-wasm/tools: $1 (CI=true: a missing tool is a failure)"; exit 1; fi
+    echo "# teach-wasm: skipped: $1"; exit 0
+}
+command -v node >/dev/null 2>&1 || missing "node not installed"
+major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+[ "$major" -ge 20 ] || missing "node $major is older than 20 (node:wasi preview1)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! make -s playground >"$log" 2>&1; then
+    if ! printf 'int main(void){return 0;}\n' | ${WASM_CC:-clang} --target=wasm32-wasi -x c -o /dev/null - >/dev/null 2>&1; then
+        missing "clang cannot build for wasm32-wasi (packages wasi-libc lld libclang-rt-N-dev-wasm32)"
+    fi
+    echo "FAIL teach-wasm/make-playground: $(tail -3 "$log")"; exit 1
+fi
+echo "ok teach-wasm/make-playground"
+node --experimental-wasi-unstable-preview1 tests/browser/wasm-compare.mjs "$top" >"$log" 2>&1
+rc=$?
+grep -v -e ExperimentalWarning -e 'trace-warnings' "$log"
+exit $rc

@@ -55,6 +55,11 @@ $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 demo: $(BUILD)/qsched
 	@echo "== qsched --explain tests/scenarios/demo.events"
 	@$(BUILD)/qsched --explain --stats tests/scenarios/demo.events
+	@echo "== the stats' bounds (spec/trace.md \"--stats\", spec/memory.md S-MEM-9):"
+	@echo "   peak_in_core   the most recipients in memory at once, in total or on one transport"
+	@echo "   bound          the document's upper-bound formula for that total or transport;"
+	@echo "                  an estimate: some valid streams exceed it (S-MEM-9)"
+	@echo "   s_inv_8_bound  a bound that always holds (S-INV-8): peak_in_core <= s_inv_8_bound"
 
 # make check: installs nothing itself unless tools are missing (see
 # tests/deps.sh), then runs every suite; the last line is "N passed, N failed".

@@ -13,7 +13,7 @@ for pair in "qs_viewer_page_html $1" "qs_viewer_css $2" "qs_viewer_js $3"; do
     name=${pair%% *}
     file=${pair#* }
     [ -r "$file" ] || { echo "embed.sh: cannot read $file" >&2; exit 2; }
-    echo "const char $name[] = {"
+    echo "const char ${name}[] = {"
     od -An -v -tx1 "$file" | sed -e 's/ *$//' -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' -e '/^$/d'
     echo "0};"
 done

@@ -11,6 +11,8 @@
 # a verb, one delivery per deliver line ending at its own `done` event,
 # each destination's window after a `window T:D OLD NEW` line is NEW, a
 # dead destination is dead after its `dead` line and alive after `revive`.
+# ok() only echoes, so "A && ok || bad" is an if-then-else here.
+# shellcheck disable=SC2015
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2

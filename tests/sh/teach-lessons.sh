@@ -14,6 +14,8 @@
 # finds 5 sessions open fails at once, every other one succeeds) and its
 # defer rates match the document's theoretical 1/(1+roundup(1/feedback)):
 # 1/2, 1/4, 1/6; and it is what gen-421.sh writes with this qsched.
+# ok() only echoes, so "A && ok || bad" is an if-then-else here.
+# shellcheck disable=SC2015
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
@@ -72,7 +74,7 @@ case $w in *10-*20-) ok old-5-10-20 ;; *) bad old-5-10-20 "windows $w" ;; esac
 # (3) the 421 limiter
 f=$L/10-feedback-421.events
 $q "$f" > "$t/421.trace"
-python3 - "$f" "$t/421.trace" > "$t/py.out" <<'PY'
+if python3 - "$f" "$t/421.trace" > "$t/py.out" <<'PY'
 import sys
 from math import ceil, sqrt
 stream = [l.split('#')[0].split() for l in open(sys.argv[1])]
@@ -108,5 +110,9 @@ for tr, want in theory.items():
 for p in problems[:5]: print('PROBLEM', p)
 sys.exit(1 if problems else 0)
 PY
-[ $? -eq 0 ] && ok "421-limiter ($(tr '\n' ';' < "$t/py.out"))" || bad 421-limiter "$(grep -m3 PROBLEM "$t/py.out" | tr '\n' ';')"
+then
+    ok "421-limiter ($(tr '\n' ';' < "$t/py.out"))"
+else
+    bad 421-limiter "$(grep -m3 PROBLEM "$t/py.out" | tr '\n' ';')"
+fi
 sh "$L/gen-421.sh" "$q" 60 > "$t/421.events" && cmp -s "$t/421.events" "$f" && ok 421-regenerates || bad 421-regenerates "gen-421.sh $q 60 writes a different stream: regenerate $f"

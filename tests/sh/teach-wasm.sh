@@ -5,7 +5,7 @@
 # node's WASI and build/qsched on every golden stream (five option sets),
 # every malformed stream, every conformance vector and 24 generated
 # streams, and compares exit status, stdout and stderr byte for byte.
-# Needs node >= 20 and clang's wasm32-wasi target (wasi-libc, lld,
+# Needs node with node:wasi (preview1; v20 has it) and clang's wasm32-wasi target (wasi-libc, lld,
 # libclang-rt-N-dev-wasm32; tests/deps.sh installs them).  Missing tools
 # are a skip on a developer machine, a FAIL under CI=true.
 # QSCHED_SKIP_SLOW=1 skips it (quick local runs).
@@ -18,8 +18,8 @@ missing() {
     echo "# teach-wasm: skipped: $1"; exit 0
 }
 command -v node >/dev/null 2>&1 || missing "node not installed"
-major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-[ "$major" -ge 20 ] || missing "node $major is older than 20 (node:wasi preview1)"
+node --experimental-wasi-unstable-preview1 -e "new (require('node:wasi').WASI)({ version: 'preview1' })" >/dev/null 2>&1 ||
+    missing "node $(node --version) has no node:wasi preview1"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! make -s playground >"$log" 2>&1; then

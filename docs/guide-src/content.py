@@ -661,9 +661,10 @@ shaded and revivals marked. Click an event (in the list, on a bar, on a
 mark) or step with the arrow keys: the panel shows the stream line, every
 trace line it produced at the explain level, the state after it, and at a
 `preempt` line the document's picture of the job list and its preemption
-stack. Large traces stay usable: a 100,000-event stream gives a 21 MB page
-that Chromium opens in about 0.7 s and scrolls at 60 frames a second
-(`make viewer-bench`).
+stack. Large traces stay usable: a 100,000-event stream gives a 26 MB page
+that headless Chromium opens in about 1.2 s and scrolls at close to 60
+frames a second, because only the visible part is drawn and events
+narrower than a pixel are aggregated (`make viewer-bench` measures it).
 
 `make playground` builds `build/playground/index.html`: the same C core,
 compiled to WebAssembly, in a page where you edit a stream and the trace

@@ -1,7 +1,9 @@
 // docs/playground/wasi-node.mjs - runs the playground's qsched.wasm under
 // node's own WASI (node >= 20), as a command: used by the wasm-vs-native
-// comparison (tests/browser/wasm-compare.mjs).  The directory given as
-// `root` is preopened as ".", so relative paths work exactly as natively.
+// comparison (tests/browser/wasm-compare.mjs).  No directory is
+// preopened: the stream comes on standard input (node's WASI keeps every
+// preopened directory open for the life of the process, one descriptor per
+// run).
 import { WASI } from 'node:wasi';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,14 +17,14 @@ export async function loadModule(wasmPath) {
 }
 
 // Runs `qsched ARGS` in the wasm build; returns { code, stdout, stderr }
-// (Buffers).  stdin: a file path or null.
-export async function runWasm(module, args, root, stdinPath = null) {
+// (Buffers).  stdinPath: a file for standard input, or null (empty).
+export async function runWasm(module, args, stdinPath = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qsched-wasi-'));
   const outPath = path.join(dir, 'out'), errPath = path.join(dir, 'err');
   const out = fs.openSync(outPath, 'w'), err = fs.openSync(errPath, 'w');
   const inp = fs.openSync(stdinPath || '/dev/null', 'r');
   const wasi = new WASI({ version: 'preview1', args: ['qsched', ...args], env: {},
-    preopens: { '.': root }, stdin: inp, stdout: out, stderr: err, returnOnExit: true });
+    preopens: {}, stdin: inp, stdout: out, stderr: err, returnOnExit: true });
   const inst = await WebAssembly.instantiate(module, wasi.getImportObject());
   let code;
   try {

@@ -547,7 +547,7 @@
             if (y + h < top - 50 || y > bottom + 50) return;
             if (l.gen !== buf.gen) {
                 l.gen = buf.gen;
-                l.plot.innerHTML = l.kind === 'jobs' ? self.jobsSVG(l, buf) : self.destSVG(l, buf);
+                renderPrims(l.plot, l.kind === 'jobs' ? self.jobsLane(l, buf) : self.destLane(l, buf));
             }
             l.plot.firstChild.style.transform = shift;
         });
@@ -581,9 +581,115 @@
         return '<svg width="' + W + '" height="30">' + out.join('') + '</svg>';
     };
 
+    /* Lane pictures are lists of primitives (rect, text, path), drawn as
+     * SVG while they are few (each element clickable, with a tooltip) and
+     * on a canvas when they are many (a whole 100,000-event trace at once:
+     * thousands of one-pixel cells, which SVG builds too slowly); a click on
+     * a canvas selects the event under the pointer. */
+    var SVG_MAX = 1500;
+
+    function Prims(W, H) { this.W = W; this.H = H; this.list = []; }
+    Prims.prototype.rect = function (x, y, w, h, fill, o) {
+        this.list.push({ t: 0, x: x, y: y, w: w, h: h, fill: fill, o: o || {} });
+    };
+    Prims.prototype.text = function (x, y, s, fill, anchor) {
+        this.list.push({ t: 1, x: x, y: y, s: s, fill: fill, anchor: anchor });
+    };
+    Prims.prototype.path = function (d, fill, o) {
+        this.list.push({ t: 2, d: d, fill: fill, o: o || {} });
+    };
+    function attrs(o) {
+        return (o.stroke ? ' stroke="' + o.stroke + '" stroke-width="' + (o.sw || 1) + '"' : '') +
+            (o.dash ? ' stroke-dasharray="3 2"' : '') +
+            (o.ev !== undefined ? ' data-ev="' + o.ev + '"' : '') + (o.cls ? ' class="' + o.cls + '"' : '');
+    }
+    /* '#qv-hatch' names a pattern of the page's hidden <defs> */
+    function fillAttr(f) { return f && f.indexOf('#qv-') === 0 ? 'url(' + f + ')' : f; }
+    Prims.prototype.svg = function () {
+        var out = [];
+        this.list.forEach(function (p) {
+            var title = p.o && p.o.title ? '<title>' + esc(p.o.title) + '</title>' : '';
+            var fill = fillAttr(p.fill);
+            if (p.t === 0)
+                out.push('<rect x="' + p.x.toFixed(1) + '" y="' + p.y + '" width="' + Math.max(0.5, p.w).toFixed(1) +
+                         '" height="' + p.h + '" fill="' + fill + '"' + attrs(p.o) + (title ? '>' + title + '</rect>' : '/>'));
+            else if (p.t === 1)
+                out.push('<text x="' + p.x.toFixed(1) + '" y="' + p.y + '" fill="' + p.fill + '"' +
+                         (p.anchor ? ' text-anchor="' + p.anchor + '"' : '') + '>' + esc(p.s) + '</text>');
+            else
+                out.push('<path d="' + p.d + '" fill="' + (fill || 'none') + '"' + attrs(p.o) +
+                         (title ? '>' + title + '</path>' : '/>'));
+        });
+        return '<svg width="' + this.W + '" height="' + this.H + '">' + out.join('') + '</svg>';
+    };
+    function pattern(ctx, bg, fg, size, width) {
+        var c = global.document.createElement('canvas'), g;
+        c.width = c.height = size;
+        g = c.getContext('2d');
+        g.fillStyle = bg;
+        g.fillRect(0, 0, size, size);
+        g.strokeStyle = fg;
+        g.lineWidth = width;
+        g.beginPath();
+        g.moveTo(-1, size + 1); g.lineTo(size + 1, -1);
+        g.moveTo(-1, 1); g.lineTo(1, -1);
+        g.moveTo(size - 1, size + 1); g.lineTo(size + 1, size - 1);
+        g.stroke();
+        return ctx.createPattern(c, 'repeat');
+    }
+    Prims.prototype.canvas = function () {
+        var dpr = global.devicePixelRatio || 1, c = global.document.createElement('canvas');
+        c.width = Math.ceil(this.W * dpr);
+        c.height = Math.ceil(this.H * dpr);
+        c.style.width = this.W + 'px';
+        c.style.height = this.H + 'px';
+        c.style.display = 'block';
+        var ctx = c.getContext('2d');
+        ctx.scale(dpr, dpr);
+        var pats = { '#qv-hatch': pattern(ctx, '#f3d0c8', '#c0392b', 6, 2),
+                     '#qv-deadhatch': pattern(ctx, '#e4e4e4', '#b5b5b5', 8, 3) };
+        ctx.font = '10px system-ui, sans-serif';
+        this.list.forEach(function (p) {
+            var fill = pats[p.fill] || p.fill, o = p.o || {};
+            if (p.t === 0) {
+                ctx.fillStyle = fill;
+                ctx.fillRect(p.x, p.y, Math.max(0.5, p.w), p.h);
+                if (o.stroke) {
+                    ctx.strokeStyle = o.stroke;
+                    ctx.lineWidth = o.sw || 1;
+                    ctx.setLineDash(o.dash ? [3, 2] : []);
+                    ctx.strokeRect(p.x, p.y, Math.max(0.5, p.w), p.h);
+                }
+            } else if (p.t === 1) {
+                ctx.fillStyle = p.fill;
+                ctx.textAlign = p.anchor === 'middle' ? 'center' : 'left';
+                ctx.fillText(p.s, p.x, p.y);
+            } else {
+                var path = new global.Path2D(p.d);
+                if (fill && fill !== 'none') { ctx.fillStyle = fill; ctx.fill(path); }
+                if (o.stroke) {
+                    ctx.strokeStyle = o.stroke;
+                    ctx.lineWidth = o.sw || 1;
+                    ctx.setLineDash([]);
+                    ctx.stroke(path);
+                }
+            }
+        });
+        return c;
+    };
+    function renderPrims(plot, P) {
+        if (P.list.length <= SVG_MAX) {
+            plot.innerHTML = P.svg();
+        } else {
+            plot.innerHTML = '';
+            plot.appendChild(P.canvas());
+        }
+    }
+
     /* the job list of a transport: one row per position */
-    Viewer.prototype.jobsSVG = function (l, buf) {
-        var t = l.t, m = this.m, out = [], rows = l.rows, r, cols = buf.cols, W = buf.px;
+    Viewer.prototype.jobsLane = function (l, buf) {
+        var t = l.t, m = this.m, rows = l.rows, r, cols = buf.cols;
+        var P = new Prims(buf.px, l.h);
         var runs = [];
         for (r = 0; r < rows; r++) runs.push(null);
         var li = -1, ci;
@@ -592,15 +698,12 @@
             if (!run) return;
             var x = run.xa, w = xb - run.xa, y = 3 + STRIP + r * ROW;
             if (run.msg >= 0) {
-                var flags = run.flags, fill = (flags & 2) ? 'url(#qv-hatch)' : msgFill(run.msg);
-                out.push('<rect x="' + x.toFixed(1) + '" y="' + y + '" width="' + Math.max(0.5, w).toFixed(1) +
-                         '" height="' + (ROW - 2) + '" fill="' + fill + '"' +
-                         ((flags & 1) ? ' stroke="#111" stroke-width="1.5"' : (flags & 4) ? ' stroke="' + msgDark(run.msg) + '" stroke-dasharray="3 2"' : '') +
-                         ' data-ev="' + run.ev + '"/>');
+                var flags = run.flags;
+                P.rect(x, y, w, ROW - 2, (flags & 2) ? '#qv-hatch' : msgFill(run.msg),
+                       (flags & 1) ? { stroke: '#111', sw: 1.5, ev: run.ev }
+                       : (flags & 4) ? { stroke: msgDark(run.msg), dash: true, ev: run.ev } : { ev: run.ev });
                 var label = m.names[run.msg] + (run.level ? ' L' + run.level : '');
-                if (w > label.length * 6 + 6)
-                    out.push('<text x="' + (x + 3).toFixed(1) + '" y="' + (y + 10) + '" fill="' +
-                             msgDark(run.msg) + '">' + esc(label) + '</text>');
+                if (w > label.length * 6 + 6) P.text(x + 3, y + 10, label, msgDark(run.msg));
             }
             runs[r] = null;
         }
@@ -619,16 +722,16 @@
         }
         var xend = cols.length ? cols[cols.length - 1].xb : 0;
         for (r = 0; r < rows; r++) flush(r, xend);
-        out.push(this.stripSVG(t, buf));
-        out.push(this.marksSVG(t.marks, buf, 0, true));
-        return '<svg width="' + W + '" height="' + l.h + '">' + out.join('') + '</svg>';
+        this.strip(P, t, buf);
+        this.marks(P, t.marks, buf, 0, true);
+        return P;
     };
 
     /* the delivery sequence of a transport: one cell per deliver line,
      * coloured and labelled by message (at most one per pixel) */
-    Viewer.prototype.stripSVG = function (t, buf) {
-        var m = this.m, D = m.deliv, cols = buf.cols, out = [], ppe = this.ppe, x0 = buf.from;
-        if (!cols.length || !t.dv.length) return '';
+    Viewer.prototype.strip = function (P, t, buf) {
+        var m = this.m, D = m.deliv, cols = buf.cols, ppe = this.ppe, x0 = buf.from;
+        if (!cols.length || !t.dv.length) return;
         var a = cols[0].a, b = cols[cols.length - 1].b, lastPx = -1;
         var lo = 0, hi = t.dv.length;
         while (lo < hi) { var mid = (lo + hi) >> 1; if (D.start[t.dv[mid]] < a) lo = mid + 1; else hi = mid; }
@@ -636,23 +739,19 @@
             var x = t.dv[k], s = D.start[x], xa = (s - x0) * ppe, w = Math.max(1, ppe - 1);
             if (Math.floor(xa) === lastPx) continue;
             lastPx = Math.floor(xa);
-            out.push('<rect x="' + xa.toFixed(1) + '" y="1" width="' + w.toFixed(1) + '" height="' + (STRIP - 2) +
-                     '" fill="' + msgDark(D.msg[x]) + '" data-ev="' + s + '" class="qv-clickable"><title>deliver D' +
-                     D.handle[x] + ' ' + esc(m.names[D.msg[x]]) + '</title></rect>');
-            var name = m.names[D.msg[x]], label = name.replace(/^M(?=\d+$)/, '');
-            if (w > label.length * 6 + 2)
-                out.push('<text x="' + (xa + w / 2).toFixed(1) + '" y="' + (STRIP - 3) + '" fill="#fff" text-anchor="middle">' +
-                         esc(label) + '</text>');
+            P.rect(xa, 1, w, STRIP - 2, msgDark(D.msg[x]),
+                   { ev: s, cls: 'qv-clickable', title: 'deliver D' + D.handle[x] + ' ' + m.names[D.msg[x]] });
+            var label = m.names[D.msg[x]].replace(/^M(?=\d+$)/, '');
+            if (w > label.length * 6 + 2) P.text(xa + w / 2, STRIP - 3, label, '#fff', 'middle');
         }
-        return out.join('');
     };
 
     /* preemption / revive / dead marks in the visible range, at most one
      * per pixel column */
-    Viewer.prototype.marksSVG = function (mk, buf, h, isJobs) {
+    Viewer.prototype.marks = function (P, mk, buf, h, isJobs) {
         var cols = buf.cols;
-        if (!cols.length || !mk.ev.length) return '';
-        var out = [], x0 = buf.from, ppe = this.ppe, m = this.m;
+        if (!cols.length || !mk.ev.length) return;
+        var x0 = buf.from, ppe = this.ppe, m = this.m;
         var a = cols[0].a, b = cols[cols.length - 1].b, j = lastLE(mk.ev, a - 1) + 1, lastPx = -9;
         for (; j < mk.ev.length && mk.ev[j] <= b; j++) {
             var kind = mk.kind[j], x = (mk.ev[j] + 0.5 - x0) * ppe;
@@ -661,27 +760,26 @@
             if (Math.round(x) === lastPx) continue;
             lastPx = Math.round(x);
             if (kind === MK.preempt)
-                out.push('<path d="M' + (x - 5).toFixed(1) + ' ' + STRIP + 'L' + (x + 5).toFixed(1) + ' ' + STRIP + 'L' + x.toFixed(1) +
-                         ' ' + (STRIP + 8) + 'Z" fill="#7b3fbf" data-ev="' + mk.ev[j] + '" class="qv-clickable"><title>preempted by ' +
-                         esc(m.names[mk.a[j]]) + '</title></path>');
+                P.path('M' + (x - 5).toFixed(1) + ' ' + STRIP + 'L' + (x + 5).toFixed(1) + ' ' + STRIP + 'L' + x.toFixed(1) +
+                       ' ' + (STRIP + 8) + 'Z', '#7b3fbf',
+                       { ev: mk.ev[j], cls: 'qv-clickable', title: 'preempted by ' + m.names[mk.a[j]] });
             else if (kind === MK.revive)
-                out.push('<path d="M' + (x - 5).toFixed(1) + ' ' + h + 'L' + (x + 5).toFixed(1) + ' ' + h + 'L' +
-                         x.toFixed(1) + ' ' + (h - 9) + 'Z" fill="#2e8b57" data-ev="' + mk.ev[j] + '"><title>revive, window ' +
-                         mk.a[j] + '</title></path>');
+                P.path('M' + (x - 5).toFixed(1) + ' ' + h + 'L' + (x + 5).toFixed(1) + ' ' + h + 'L' +
+                       x.toFixed(1) + ' ' + (h - 9) + 'Z', '#2e8b57', { ev: mk.ev[j], title: 'revive, window ' + mk.a[j] });
             else
-                out.push('<path d="M' + (x - 4).toFixed(1) + ' 2L' + (x + 4).toFixed(1) + ' 10M' + (x + 4).toFixed(1) +
-                         ' 2L' + (x - 4).toFixed(1) + ' 10" stroke="#8a1111" stroke-width="2" data-ev="' + mk.ev[j] +
-                         '"><title>declared dead</title></path>');
+                P.path('M' + (x - 4).toFixed(1) + ' 2L' + (x + 4).toFixed(1) + ' 10M' + (x + 4).toFixed(1) +
+                       ' 2L' + (x - 4).toFixed(1) + ' 10', 'none',
+                       { stroke: '#8a1111', sw: 2, ev: mk.ev[j], title: 'declared dead' });
         }
-        return out.join('');
     };
 
     /* a destination: dead periods, deliveries (or the busy count when
      * bars would be thinner than 2 px), the window */
-    Viewer.prototype.destSVG = function (l, buf) {
-        var q = l.q, m = this.m, unit = l.unit, H = l.h, base = H - 3, out = [];
-        var x0 = buf.from, ppe = this.ppe, D = m.deliv, ci, cols = buf.cols, W = buf.px;
-        if (!cols.length) return '<svg width="' + W + '" height="' + H + '"></svg>';
+    Viewer.prototype.destLane = function (l, buf) {
+        var q = l.q, m = this.m, unit = l.unit, H = l.h, base = H - 3;
+        var x0 = buf.from, ppe = this.ppe, D = m.deliv, ci, cols = buf.cols;
+        var P = new Prims(buf.px, H);
+        if (!cols.length) return P;
         function y(v) { return base - v * unit; }
         /* per column: window min/max/last, busy max, dead, exists */
         var j = -1, agg = [];
@@ -707,11 +805,8 @@
             var isDead = ci < cols.length && agg[ci].dead;
             if (isDead && run < 0) run = ci;
             if (!isDead && run >= 0) {
-                out.push('<rect x="' + cols[run].xa.toFixed(1) + '" y="0" width="' +
-                         Math.max(1, cols[ci - 1].xb - cols[run].xa).toFixed(1) + '" height="' + H +
-                         '" fill="url(#qv-deadhatch)"/>');
-                if (cols[ci - 1].xb - cols[run].xa > 30)
-                    out.push('<text x="' + (cols[run].xa + 3).toFixed(1) + '" y="11" fill="#555">dead</text>');
+                P.rect(cols[run].xa, 0, Math.max(1, cols[ci - 1].xb - cols[run].xa), H, '#qv-deadhatch');
+                if (cols[ci - 1].xb - cols[run].xa > 30) P.text(cols[run].xa + 3, 11, 'dead', '#555');
                 run = -1;
             }
         }
@@ -728,14 +823,12 @@
                     var s = D.start[x], e = D.end[x] < 0 ? m.n - 1 : D.end[x];
                     if (e < a || s > b) continue;
                     var xa = (s - x0) * ppe, xb = (e + 1 - x0) * ppe, row = D.row[x];
-                    var fill = D.end[x] < 0 ? INFLIGHT_COLOR : OUT_COLOR[D.out[x]];
-                    out.push('<rect x="' + (xa + 0.5).toFixed(1) + '" y="' + (y(row + 1) + 1) + '" width="' +
-                             Math.max(1, xb - xa - 1).toFixed(1) + '" height="' + Math.max(1, unit - 1) + '" fill="' + fill +
-                             '" data-ev="' + s + '" class="qv-clickable"><title>D' + D.handle[x] + ' ' + esc(m.names[D.msg[x]]) +
-                             ' ' + D.nrcpt[x] + ' rcpt, events ' + (s + 1) + '-' + (D.end[x] < 0 ? 'end' : e + 1) +
-                             (D.end[x] < 0 ? ', in flight' : ', ' + ['ok', 'fail', 'defer'][D.out[x]]) + '</title></rect>');
-                    if (xb - xa > 26 && unit >= 9)
-                        out.push('<text x="' + (xa + 3).toFixed(1) + '" y="' + (y(row) - 2) + '" fill="#fff">D' + D.handle[x] + '</text>');
+                    P.rect(xa + 0.5, y(row + 1) + 1, Math.max(1, xb - xa - 1), Math.max(1, unit - 1),
+                           D.end[x] < 0 ? INFLIGHT_COLOR : OUT_COLOR[D.out[x]],
+                           { ev: s, cls: 'qv-clickable', title: 'D' + D.handle[x] + ' ' + m.names[D.msg[x]] + ' ' +
+                             D.nrcpt[x] + ' rcpt, events ' + (s + 1) + '-' + (D.end[x] < 0 ? 'end' : e + 1) +
+                             (D.end[x] < 0 ? ', in flight' : ', ' + ['ok', 'fail', 'defer'][D.out[x]]) });
+                    if (xb - xa > 26 && unit >= 9) P.text(xa + 3, y(row) - 2, 'D' + D.handle[x], '#fff');
                 }
             }
         } else {
@@ -744,7 +837,7 @@
             for (ci = 0; ci < cols.length; ci++)
                 if (agg[ci].bmax > 0)
                     p.push('M' + cols[ci].xa.toFixed(1) + ' ' + base + 'V' + y(agg[ci].bmax) + 'H' + cols[ci].xb.toFixed(1) + 'V' + base + 'Z');
-            if (p.length) out.push('<path d="' + p.join('') + '" fill="' + INFLIGHT_COLOR + '"/>');
+            if (p.length) P.path(p.join(''), INFLIGHT_COLOR);
         }
         /* the window: a step line, a vertical stroke where a column holds
          * several values */
@@ -759,9 +852,9 @@
             d.push('H' + c2.xb.toFixed(1));
             prev = g.wlast;
         }
-        if (d.length) out.push('<path d="' + d.join('') + '" fill="none" stroke="#1d2430" stroke-width="2"/>');
-        out.push(this.marksSVG(q.marks, buf, H, false));
-        return '<svg width="' + W + '" height="' + H + '">' + out.join('') + '</svg>';
+        if (d.length) P.path(d.join(''), 'none', { stroke: '#1d2430', sw: 2 });
+        this.marks(P, q.marks, buf, H, false);
+        return P;
     };
 
     /* the event list: only the rows in view exist */
@@ -866,8 +959,12 @@
     var doc = global.document, dataEl = doc && doc.getElementById('qsched-data');
     var root = doc && doc.getElementById('qv-root');
     if (dataEl && root) {
+        var perf = global.performance || { now: function () { return 0; } };
+        var t0 = perf.now();
         var data = JSON.parse(dataEl.textContent);
+        var t1 = perf.now();
         var v = new Viewer(root, data, {});
+        v.timing = { scriptStart: t0, parse: t1 - t0, build: perf.now() - t1 };
         global.qschedViewer = v;
         var raf = global.requestAnimationFrame || function (f) { return setTimeout(f, 0); };
         raf(function () {

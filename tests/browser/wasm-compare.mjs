@@ -3,8 +3,9 @@
 // may differ from the native build").
 //
 // Owns: running build/playground/qsched.wasm under node's WASI and
-// build/qsched natively on the same inputs, and comparing exit status,
-// stdout and stderr byte for byte:
+// build/qsched natively on the same inputs (the stream on standard input,
+// `-`, for both), and comparing exit status, stdout and stderr byte for
+// byte:
 //   - every golden stream (tests/golden/*.events) with its own "# args:",
 //     and again with --explain, --format jsonl --explain --stats,
 //     --format view-json, and --profile postfix --explain;
@@ -39,9 +40,11 @@ function argsOf(rel) {
 }
 
 let runs = 0, equal = 0, fails = 0;
-async function compare(name, args) {
-  const n = spawnSync(native, args, { cwd: root, maxBuffer: 1 << 30 });
-  const w = await runWasm(module, args, root);
+async function compare(name, args, stdinRel = null) {
+  const input = stdinRel ? path.join(root, stdinRel) : null;
+  const n = spawnSync(native, args, { cwd: root, maxBuffer: 1 << 30,
+                                      input: input ? fs.readFileSync(input) : '' });
+  const w = await runWasm(module, args, input);
   runs++;
   const why = [];
   if (n.status !== w.code) why.push(`exit native ${n.status}, wasm ${w.code}`);
@@ -64,22 +67,22 @@ for (const rel of list('tests/golden', /\.events$/)) {
   goldens++;
   let ok = true;
   for (const [v, extra] of variants) {
-    const args = extra ? [...extra, rel] : [...argsOf(rel), rel];
-    ok = (await compare(`${path.basename(rel, '.events')}/${v}`, args)) && ok;
+    const args = extra ? [...extra, '-'] : [...argsOf(rel), '-'];
+    ok = (await compare(`${path.basename(rel, '.events')}/${v}`, args, rel)) && ok;
   }
   if (ok) console.log(`ok wasm-compare/golden/${path.basename(rel, '.events')}`);
 }
 let errors = 0;
 for (const rel of list('tests/errors', /\.events$/)) {
   errors++;
-  if (await compare(`errors/${path.basename(rel, '.events')}`, [rel]))
+  if (await compare(`errors/${path.basename(rel, '.events')}`, ['-'], rel))
     console.log(`ok wasm-compare/errors/${path.basename(rel, '.events')}`);
 }
 let vectors = 0, vectorsOk = 0;
 for (const dir of ['tests/conformance/gen', 'tests/conformance/hand']) {
   for (const rel of list(dir, /\.events$/)) {
     vectors++;
-    if (await compare(`${dir.split('/').pop()}/${path.basename(rel, '.events')}`, ['--explain', rel])) vectorsOk++;
+    if (await compare(`${dir.split('/').pop()}/${path.basename(rel, '.events')}`, ['--explain', '-'], rel)) vectorsOk++;
   }
 }
 if (vectors) {
@@ -95,7 +98,7 @@ for (let seed = 1; seed <= 24; seed++) {
   if (!(await compare(`gen/${seed}`, args))) continue;
   const rel = `build/wasm-compare/gen-${seed}.events`;
   fs.writeFileSync(path.join(root, rel), spawnSync(native, args, { cwd: root }).stdout);
-  if (await compare(`gen/${seed}/trace`, ['--explain', '--check-invariants', rel])) gensOk++;
+  if (await compare(`gen/${seed}/trace`, ['--explain', '--check-invariants', '-'], rel)) gensOk++;
 }
 if (gensOk === gens) console.log(`ok wasm-compare/gen (${gens} seeds, streams and traces)`);
 if (goldens === 0) { console.log('FAIL wasm-compare: no golden stream found'); fails++; }

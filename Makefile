@@ -19,7 +19,8 @@ VERSION := 1.0.0
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/check.c
 # Around the core: parser, printers, generator, verifier, CLI.
-CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c
+CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
+            src/conformance.c
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)

@@ -648,6 +648,9 @@ static void run_vector(const runner *r, vector *v)
         rc = WEXITSTATUS(ws);
     else if (WIFSIGNALED(ws))
         sig = WTERMSIG(ws);
+    /* sh reports a command killed by signal N as exit status 128 + N */
+    if (rc > 128 && rc <= 128 + 64)
+        sig = rc - 128;
     exp = slurp(expath, OUTPUT_MAX, &explen, NULL);
     if (!exp) {
         v->status = V_FAIL;
@@ -675,18 +678,18 @@ static void run_vector(const runner *r, vector *v)
         v->why = xstrdup("trace differs");
         v->detail = divergence_report(r, v, got);
         if (glen == 0 || sig) {
-            /* nothing came out, or it crashed: its stderr says why */
+            /* nothing came out, or it crashed: how it ended, and its
+             * stderr, say why */
             char *h = stderr_head(err, 3);
-            if (sig) {
+            size_t dl = strlen(v->detail);
+            if (sig)
                 snprintf(why, sizeof why, "\n(killed by signal %d)", sig);
-                v->detail = realloc(v->detail, strlen(v->detail) +
-                                    strlen(why) + 1);
-                if (!v->detail)
-                    oom();
-                strcat(v->detail, why);
-            }
+            else
+                snprintf(why, sizeof why, "\n(the adapter printed no trace "
+                         "line and exited with status %d%s)", rc,
+                         h ? "" : ", stderr empty");
+            append(&v->detail, &dl, why, strlen(why));
             if (h) {
-                size_t dl = strlen(v->detail);
                 append(&v->detail, &dl, "\n", 1);
                 append(&v->detail, &dl, h, strlen(h));
                 free(h);
@@ -694,7 +697,9 @@ static void run_vector(const runner *r, vector *v)
         }
     } else if (sig) {
         v->status = V_ERROR;
-        snprintf(why, sizeof why, "killed by signal %d", sig);
+        snprintf(why, sizeof why, "killed by signal %d%s", sig,
+                 rc > 128 ? " (exit status 128 + signal, from the shell)"
+                          : "");
         v->why = xstrdup(why);
         v->detail = stderr_head(err, 3);
     } else if (rc != v->want_rc) {

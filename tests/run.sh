@@ -22,7 +22,8 @@
 #            first line "# args: ..." gives extra options
 #   errors   tests/errors/*.events: exit 2, NAME.err is the exact first
 #            stderr line, and the trace is that of the lines before
-#   sh       tests/sh/*.sh: shell tests (ok/FAIL/SKIP lines, exit status)
+#   sh       tests/sh/*.sh: shell tests (ok/FAIL/SKIP lines, exit status);
+#            those with a line "# run.sh: slow" are left out of --quick
 #   asan     unit, golden and errors again, built by clang with
 #            ASan+UBSan
 #   valgrind the largest golden stream of each family, with every output
@@ -231,6 +232,9 @@ if [ "$mode" != heavy ]; then
         for t in tests/sh/*.sh; do
             [ -f "$t" ] || continue
             name=$(basename "$t" .sh)
+            if [ "$mode" = quick ] && grep -q '^# run.sh: slow' "$t"; then
+                echo "   sh/$name: not in --quick (a slow test)"; continue
+            fi
             t0=$(now)
             sh "$t" >"$tmp/s.out" 2>&1
             count_lines "sh/$name" "$tmp/s.out" $?

@@ -111,6 +111,7 @@ if [ $rc -eq 2 ] && cmp -s "$t/o" "$t/want" && grep -q '^-:3: line too long' "$t
 else
     no long-line-valid-prefix "exit $rc, $(head -1 "$t/e")"
 fi
+# shellcheck disable=SC3045 # dash and bash have ulimit -v
 (ulimit -v 400000; timeout 60 "$Q" /dev/zero >/dev/null 2>"$t/e"); rc=$?
 check dev-zero-under-ulimit 2 $rc "$t/e" '^/dev/zero:1: line too long'
 # Under tight memory limits, every run either gives the whole trace or
@@ -121,6 +122,7 @@ check dev-zero-under-ulimit 2 $rc "$t/e" '^/dev/zero:1: line too long'
 "$Q" "$t/mem.events" >"$t/mem.want"
 bad="" seen_enomem=0 v=2500
 while [ $v -le 12000 ]; do
+    # shellcheck disable=SC3045
     (ulimit -v $v; "$Q" "$t/mem.events" >"$t/mem.out" 2>"$t/mem.err"); rc=$?
     if [ $rc -eq 0 ]; then
         cmp -s "$t/mem.out" "$t/mem.want" || bad="$bad $v:exit-0-with-another-trace"

@@ -1,12 +1,27 @@
 /*
- * messages.c - messages arriving, deliveries ending, entries deferred.
+ * messages.c - the two events that start and end a piece of work: a
+ * message arrives (qs_arrive), a delivery finishes (qs_done); and the
+ * deferral of pending entries at a destination that died.
  *
- * Owns: qs_arrive (validation, the message structure, activation or the
- * incoming queue), qs_done (outcome, feedback, pool and blocker updates),
- * deferral of pending entries of a dead destination, and freeing a
- * message.  Implements the events of spec/events.md (S-EV-1, S-EV-7,
- * S-EV-9) and S-CON-9, S-CON-12, S-PFX-6.  May not: decide feedback
- * (concurrency.c) or slot moves (memory.c); it calls them.
+ * Implements the event semantics of spec/events.md for `arrive` and
+ * `done` (S-EV-1, S-EV-7, S-EV-9) and the order of the steps of a `done`
+ * (S-CON-12, with S-PFX-6 for where feedback goes), plus the deferral of
+ * S-CON-9.  In SCHEDULER_README terms: a message is "moved into the
+ * active queue" (or waits while it is full: "Dealing with memory resource
+ * limits"), and "after success"/"after failure" of the concurrency
+ * pseudocode run when a delivery ends.
+ *
+ * Owns: the message structure (creation, its recipient groups, freeing),
+ * the in-core recipient counts when recipients leave core, and the
+ * delivered/deferred tallies.  May not: decide feedback (concurrency.c),
+ * slot moves (memory.c) or blocker releases (select.c): qs_done calls
+ * each of them in the order the rules fix, and that order is the main
+ * content of this file.
+ *
+ * The API contract (qsched.h): a call either succeeds or changes nothing.
+ * Hence every check comes before the first change.  The checks repeat the
+ * event parser's (events.c): the parser gives FILE:LINE messages, these
+ * protect direct users of the C API (harnesses, other tools).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +29,11 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* Names as the event language allows them (S-EV-1): a transport name is
+ * lower-case letters, digits and '-' (no '_', which separates a transport
+ * from a parameter suffix in TRANSPORT_suffix, S-EV-2); next-hops and
+ * local parts add upper case and ". _ +".  Neither may contain ':' or '@',
+ * which the trace uses to write TRANSPORT:LOCAL@NEXTHOP. */
 static int valid_name(const char *str, int transport)
 {
     if (!str || !*str)
@@ -31,6 +51,16 @@ static int valid_name(const char *str, int transport)
     return 1;
 }
 
+/*
+ * S-EV-7: `arrive MSG T:[LOCAL@]NEXTHOP[*COUNT] ...` - a message is queued.
+ * The groups are the message's queue file: nothing is read yet (reading
+ * is in batches, S-MEM-1).  If the active queue has room the message
+ * enters it at once, which sets its enqueue time and reads its first
+ * batch (memory.c); otherwise it waits at the tail of the incoming queue
+ * and enters when another message leaves (S-MEM-2).  A message id is
+ * unique while the message is in the scheduler (active or waiting), so
+ * that traces name messages unambiguously; it may be reused afterwards.
+ */
 int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
               size_t ngroups, char *err, size_t errlen)
 {
@@ -52,7 +82,9 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         qsi_seterr(err, errlen, "a message needs at least one recipient");
         return -1;
     }
-    /* S-EV-1: the incoming queue is bounded too. */
+    /* S-EV-1: the incoming queue is bounded too.  Memory must be bounded
+     * by the input's limits, and messages that wait hold their recipient
+     * groups in memory. */
     if (s->active_count >= s->active_limit &&
         s->incoming_count >= QS_WAITING_MAX) {
         qsi_seterr(err, errlen, "too many messages waiting for the active queue "
@@ -94,7 +126,10 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     if (s->active_count < s->active_limit) {
         qsi_message_activate(s, m);
     } else {
-        /* S-MEM-2: the active queue is full: wait, first come first in. */
+        /* S-MEM-2: the active queue is full: wait, first come first in.
+         * A waiting message is invisible to the scheduler: "messages not
+         * in the 'active' queue are simply not considered at all", which
+         * is how the active limit bounds the preemption lookahead. */
         if (s->incoming_tail)
             s->incoming_tail->next = m;
         else
@@ -109,7 +144,10 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     return 0;
 }
 
-/* Recipients leave core: delivered, deferred, or failed. */
+/* Recipients leave core: delivered, deferred, or failed.  Four counts
+ * move together (job, message, transport, scheduler) so that the pool
+ * rules (memory.c) and the bounds can read them in O(1); the invariant
+ * checker recounts them from the structures (S-INV-1, S-INV-4). */
 static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 {
     qs_job *job = e->peer->job;
@@ -121,7 +159,13 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 }
 
 /* S-CON-9: a todo entry of a dead destination is deferred: removed from
- * the active queue; its recipients stay undelivered. */
+ * the active queue; its recipients stay undelivered.
+ * In Postfix the recipients go back to the deferred queue to be retried
+ * later; qsched has no deferred queue, so they leave the model, counted
+ * as deferred.  Like a finished delivery, the deferral frees the entry's
+ * recipients from core, so the slot rules of a `done` apply (S-MEM-5),
+ * and the message is checked at the end of the event (it may need to
+ * read more, or leave). */
 void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
 {
     qs_peer *p = e->peer;
@@ -140,7 +184,9 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     q->todo--;
     p->refcount--;
     /* Dealt with: it counts as selected (as in Postfix), so the job's
-     * entry total - the score denominator - still includes it. */
+     * entry total - the score denominator - still includes it.
+     * read_entries is left alone: the pending count (read - selected)
+     * drops by one, as the entry is gone. */
     job->selected_entries++;
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
@@ -151,6 +197,26 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     free(e);
 }
 
+/*
+ * S-EV-9, S-CON-12: `done Dn ok|fail|defer` - a delivery agent reports.
+ *
+ *     1. (postfix) feedback, the delivery still counted as busy
+ *     2. the entry leaves the busy list; its recipients leave core as
+ *        delivered (ok) or deferred (fail, defer)
+ *     3. (document) feedback, busy no longer counting it
+ *     4. recipient slots move on (S-MEM-5)
+ *     5. blockers released if the destination can take more (S-PRE-12)
+ *     6. the peer and the queue are freed if nothing is left in them
+ *     7. message check at the end of the event (S-MEM-7, S-MEM-2)
+ *
+ * Why this order.  Feedback comes before the slot and blocker steps
+ * because it can change the window (and so whether the destination can
+ * take more, step 5) and can kill the destination, deferring its pending
+ * entries.  The profiles differ only in whether the finishing delivery
+ * still counts as busy when the safety rule looks (S-PFX-6): the document
+ * runs "after success" after the delivery is over; Postfix turns the
+ * report into feedback before it takes the entry off the queue.
+ */
 int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
             size_t errlen)
 {
@@ -195,9 +261,14 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     qsi_queue_update_ready(q);
     if (!qsi_postfix(s))
         qsi_feedback(s, q, outcome);
-    /* S-MEM-5: slots freed by the finished entry move on. */
+    /* S-MEM-5: slots freed by the finished entry move on ("such a
+     * transfer then also happens whenever a recipient entry of that job is
+     * delivered"). */
     qsi_message_return_slots(s, m, job);
-    /* S-PRE-12: the destination can take more: release blockers. */
+    /* S-PRE-12: the destination can take more: release blockers.  Any
+     * outcome frees a place in the window, whatever the document's
+     * "successfully finishes" suggests; a `fail` that also lowered the
+     * window may leave it full, and then nothing is released. */
     qsi_blocker_update(s, q);
     /* The peer's reference is dropped only now: negative feedback above
      * may have deferred the peer's other entries. */
@@ -210,6 +281,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     return 0;
 }
 
+/* The message's own memory: its groups and id.  Its jobs are freed first
+ * by the caller (memory.c message check, or qs_sched_free). */
 void qsi_message_free(qs_message *m)
 {
     size_t i;

@@ -1,15 +1,38 @@
 /*
- * sched.c - the scheduler object: creating and destroying it, the
- * transports it knows, the clock, and the read-only accessors of qsched.h.
+ * sched.c - the scheduler object that the concept files hang from: its
+ * creation and destruction, its clock, its transports, its read-only
+ * accessors, and the few helpers every core file shares.
  *
- * Owns: qs_sched_new, qs_sched_free, qs_advance and the statistics and
- * in-flight accessors; transports and their resolved parameters (S-EV-2,
- * S-EV-5, S-PFX-7, S-PFX-9); the small helpers every core file shares
- * (trace emission, allocation that aborts, the profile test).
- * Implements no section of SCHEDULER_README by itself: it is the glue the
- * concept files hang from.  May not: take scheduling decisions (they live
- * in concurrency.c, jobs.c, preempt.c, select.c, memory.c, messages.c,
- * assign.c) or do I/O.
+ * Implements no section of SCHEDULER_README by itself.  What it holds is
+ * what the document takes for granted: "each transport structure groups
+ * everything what is going to be delivered by delivery agents dedicated
+ * for that transport", with its parameters resolved from main.cf names
+ * (S-EV-2, S-EV-3, and the postfix profile's adjustments S-PFX-7,
+ * S-PFX-9), the profile check of the parameters (S-EV-5), and the passage
+ * of time that revives dead destinations (S-EV-6, S-CON-10).
+ *
+ * Owns: qs_sched_new, qs_sched_free, qs_advance, the transports (creation,
+ * look-up, resolved parameters, the round-robin list), the statistics and
+ * in-flight accessors of qsched.h, and the qsi_ helpers below.  May not:
+ * take scheduling decisions (they live in the concept files) or do I/O.
+ *
+ * Map of the core, in the order of the document:
+ *   concurrency.c  "Concurrency scheduling": windows, feedback, dead
+ *                  destinations (S-CON-*)
+ *   assign.c       "What happens when nqmgr picks up the message"
+ *   jobs.c         "The structures used by nqmgr", the job lists
+ *   select.c       "How the entry selection works", blockers
+ *   preempt.c      "How the preemption works", the preemption stack
+ *   memory.c       "Dealing with memory resource limits"
+ *   messages.c     the arrive and done events that drive all of the above
+ *   kernels.c      the arithmetic of every rule, proved (proofs/)
+ *   params.c, map.c, check.c: parameters, look-ups, invariants
+ * docs/architecture.md draws the same map with the path of one event.
+ *
+ * Conventions the whole core keeps: no I/O (decisions leave through the
+ * trace sink), no global state (everything hangs from qs_sched), and
+ * determinism (lists have explicit orders; maps are only for look-ups and
+ * are keyed by names and serial numbers, never by addresses).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +40,18 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* ---- helpers shared by the core files (declared in sched_int.h) ---- */
+
+/* A one-line reason for a refused call; callers may pass no buffer. */
 void qsi_seterr(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen)
         snprintf(err, errlen, "%s", msg);
 }
 
+/* Every decision is reported through here: stamped with the virtual time
+ * and handed to the embedder's sink (the CLI prints it, harnesses compare
+ * it).  This is the core's only output. */
 void qsi_emit(qs_sched *s, qs_trace *r)
 {
     r->time = s->now;
@@ -30,6 +59,8 @@ void qsi_emit(qs_sched *s, qs_trace *r)
         s->sink(s->ctx, r);
 }
 
+/* An empty record of one kind: unused fields are 0 or NULL, which the
+ * printers rely on. */
 qs_trace qsi_trace_init(enum qs_trace_kind kind)
 {
     qs_trace r;
@@ -51,6 +82,7 @@ void *qsi_calloc(size_t n, size_t size)
     return p;
 }
 
+/* strdup that never returns NULL (see qsi_calloc). */
 char *qsi_strdup(const char *str)
 {
     size_t n = strlen(str) + 1;
@@ -59,6 +91,7 @@ char *qsi_strdup(const char *str)
     return p;
 }
 
+/* qs_map_put that never fails (see qsi_calloc). */
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
 {
     if (qs_map_put(m, str, num, v) < 0) {
@@ -66,11 +99,17 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
     }
 }
 
+/* True in the postfix profile.  Every place where the profiles differ
+ * tests this, next to the S-PFX rule id that says why (spec/profiles.md):
+ * grep for qsi_postfix to list them all. */
 int qsi_postfix(const qs_sched *s)
 {
     return s->profile == QS_PROFILE_POSTFIX;
 }
 
+/* ---- transports ---- */
+
+/* A per-transport parameter as resolved for transport t (params.c). */
 static int64_t pint(const qs_sched *s, const char *t, int id)
 {
     return qs_param_int(s->params, t, id);
@@ -81,7 +120,14 @@ qs_transport *qsi_transport_find(const qs_sched *s, const char *name)
     return qs_map_get(&s->transports, name, 0);
 }
 
-/* S-EV-2: parameters resolve TRANSPORT_suffix, built-in, default_suffix. */
+/* S-EV-2: parameters resolve TRANSPORT_suffix, built-in, default_suffix.
+ * A transport comes into being with the first recipient read for it
+ * ("for each triple, it finds the transport; if it does not exist yet, it
+ * instantiates it").  Its parameters are resolved once, here: they are
+ * frozen with the scheduler, so a transport never needs to look them up
+ * again.  It is appended to the transport list, whose order is the round
+ * robin of qs_select (S-PRE-14); the first transport also starts the
+ * round robin. */
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
 {
     qs_transport *t = qsi_transport_find(s, name);
@@ -97,7 +143,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t->dest_conc_limit = (int)pint(s, name, QP_DEST_CONC_LIMIT);
     t->dest_rcpt_limit = (int)pint(s, name, QP_DEST_RCPT_LIMIT);
     t->init_conc = (int)pint(s, name, QP_INIT_CONC);
-    /* S-PFX-9: Postfix lowers the initial window to a non-zero limit. */
+    /* S-PFX-9: Postfix lowers the initial window to a non-zero limit.
+     * The document starts every destination at the initial concurrency
+     * and clamps to the limit only after positive feedback (S-CON-5), so
+     * local (initial 5, limit 2) starts at 5 there and at 2 in Postfix.
+     * The lowered value is also what the safety rule and revival use. */
     if (qsi_postfix(s) && t->dest_conc_limit > 0 &&
         t->init_conc > t->dest_conc_limit)
         t->init_conc = t->dest_conc_limit;
@@ -109,7 +159,10 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t->refill_delay = pint(s, name, QP_REFILL_DELAY);
     t->pos = qs_param_feedback(s->params, name, QP_POS_FEEDBACK);
     t->neg = qs_param_feedback(s->params, name, QP_NEG_FEEDBACK);
-    /* S-PFX-7: Postfix 3.x has the sqrt form compiled out: warn, use 1. */
+    /* S-PFX-7: Postfix 3.x has the sqrt form compiled out: warn, use 1.
+     * The warning is a trace record (QS_T_FBWARN) that the CLI prints on
+     * stderr, once per transport and direction, when the transport is
+     * created. */
     if (qsi_postfix(s)) {
         qs_feedback *fbs[2] = {&t->pos, &t->neg};
         int i;
@@ -124,6 +177,7 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
             }
         }
     }
+    /* blocker tags start odd; jobs and queues start at 0: unmarked */
     t->blocker_tag = 1;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots. */
     t->rcpt_unused = t->rcpt_limit;
@@ -140,6 +194,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     return t;
 }
 
+/* ---- the public API: life cycle and time ---- */
+
+/* Creates a scheduler from a copy of the parameters (S-EV-2: the first
+ * event freezes them).  The checks that depend on the profile come first,
+ * so that a refused configuration allocates nothing. */
 qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
                        qs_trace_sink sink, void *ctx, char *err,
                        size_t errlen)
@@ -150,7 +209,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         qsi_seterr(err, errlen, "unknown profile");
         return NULL;
     }
-    /* S-EV-5: the document profile has no "0 = no limit" convention. */
+    /* S-EV-5: the document profile has no "0 = no limit" convention.
+     * The document's clamp "if (concurrency > concurrency limit)
+     * concurrency = concurrency limit" would set every window to 0 with a
+     * limit of 0, so the value has no meaning there; Postfix reads 0 as
+     * unlimited (S-PFX-3).  Every override is checked, not only the
+     * global value. */
     if (profile == QS_PROFILE_DOCUMENT) {
         if (qs_param_int(p, NULL, QP_DEST_CONC_LIMIT) == 0) {
             qsi_seterr(err, errlen, "default_destination_concurrency_limit = 0 "
@@ -189,6 +253,7 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     return s;
 }
 
+/* Frees a queue's entry list (todo or busy). */
 static void free_queue_entries(qs_entry *e)
 {
     while (e) {
@@ -198,6 +263,12 @@ static void free_queue_entries(qs_entry *e)
     }
 }
 
+/* Frees everything, whatever state the scheduler is in (deliveries in
+ * flight, messages waiting): every object is reachable from exactly one
+ * owner list - entries from their queue, queues from their transport,
+ * peers and jobs from their message, messages from the active or incoming
+ * list - so walking the owner lists frees each object once.  No trace is
+ * emitted. */
 void qs_sched_free(qs_sched *s)
 {
     qs_transport *t, *tn;
@@ -248,6 +319,10 @@ void qs_sched_free(qs_sched *s)
     free(s);
 }
 
+/* S-EV-6: `at T` - virtual time moves forward (never back), and dead
+ * destinations whose backoff has expired come back.  Time is the only
+ * input besides events: it ages jobs for the candidate score (S-PRE-6),
+ * lets refill delays pass (S-MEM-7), and ends backoffs. */
 int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
 {
     if (now < s->now) {
@@ -256,7 +331,10 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
     }
     s->now = now;
     /* S-CON-10: revive dead destinations whose backoff has expired, in
-     * the order they died. */
+     * the order they died.  A revived queue holds no pending entries (they
+     * were deferred when it died), so it may only have deliveries still in
+     * flight; it is released as a blocker if it was one, and discarded if
+     * nothing at all is left in it (S-CON-13). */
     while (s->dead_head && s->dead_head->revive_at <= s->now) {
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
@@ -265,6 +343,8 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
     }
     return 0;
 }
+
+/* ---- the public API: accessors (read-only) ---- */
 
 int64_t qs_now(const qs_sched *s) { return s->now; }
 
@@ -284,7 +364,9 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* The i-th smallest handle in flight (O(n log n): for generators and
- * tools, never on the scheduling path). */
+ * tools, never on the scheduling path).  The map is walked in hash order,
+ * but the handles are sorted before one is picked, so the answer does not
+ * depend on that order. */
 int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
 {
     size_t n = s->inflight.count, k = 0, b;
@@ -303,6 +385,8 @@ int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
     return v;
 }
 
+/* The counters kept as the scheduler runs, with the two in-core bounds
+ * computed for comparison with the peak (S-MEM-9, S-INV-8). */
 void qs_get_stats(const qs_sched *s, qs_stats *st)
 {
     *st = s->stats;
@@ -315,6 +399,8 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
 
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }
 
+/* The i-th transport in creation order (the order --stats prints);
+ * an index past the end gives an all-zero record. */
 void qs_get_transport_stats(const qs_sched *s, size_t i,
                             qs_transport_stats *st)
 {

@@ -21,6 +21,13 @@
  * checks, select.c for refills) or which job goes first (jobs.c links the
  * jobs it creates by enqueue time).
  *
+ * Batching, for example with a destination recipient limit of 2:
+ * `arrive M1 smtp:a*3 smtp:b*2 smtp:a` is read as a, a, a, b, b, a and
+ * gives entries a(2), a(1) and b(2); the last a joins a(1), which still
+ * has room and is the peer's last pending entry.  In the postfix profile
+ * the batch is first sorted to a, a, a, a, b, b: the same entries here,
+ * but in general the sort can change which entries fill up first.
+ *
  * The model of a queue file: an arrive line lists recipient groups
  * TRANSPORT:[LOCAL@]NEXTHOP*COUNT.  Resolution, which in Postfix asks the
  * address resolver, is already done: the group says where each recipient
@@ -47,7 +54,9 @@ struct qs_batch_rcpt {
  * limit of 1 (the local transport's default, S-EV-3) makes Postfix
  * schedule per recipient: each recipient is its own destination, with its
  * own window.  The names make those destinations distinct and readable in
- * the trace. */
+ * the trace: in `arrive M2 local:bob@h*2 local:h`, the recipients are
+ * bob.1@h and bob.2@h (index in the group) and r3@h (ordinal in the
+ * message, since it has no name). */
 static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
                       const struct qs_batch_rcpt *b, char *buf, size_t len)
 {
@@ -154,12 +163,19 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
 
     if (n <= 0)
         return;
+    /* The buffer is the scheduler's and only grows: a run reads many
+     * batches, and reallocating for each would cost more than keeping
+     * the largest. */
     if ((size_t)n > s->batch_cap) {
         /* twice the batch: the second half is the merge sort's scratch */
         free(s->batch);
         s->batch_cap = (size_t)n;
         s->batch = qsi_calloc(2 * s->batch_cap, sizeof *s->batch);
     }
+    /* First pass: move the cursor over the next n recipients, group by
+     * group ("continuing where the last recipient batch ended"), noting
+     * for each its group, its index in the group and its ordinal in the
+     * message (the names of S-EV-4 use them). */
     for (i = 0; i < n; i++) {
         qs_mgroup *g = &m->groups[m->cur_group];
         s->batch[i].group = m->cur_group;
@@ -171,6 +187,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
             m->cur_offset = 0;
         }
     }
+    /* The recipients are read: no longer in the queue file, and the time
+     * of this read restarts the refill delay (S-MEM-7). */
     m->rcpt_unread -= n;
     m->refill_time = s->now;
     s->stats.reads++;
@@ -183,6 +201,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     r.b = limit;
     qsi_emit(s, &r);
 
+    /* Second pass: assign, in batch order (written order, or sorted). */
     for (i = 0; i < n; i++) {
         struct qs_batch_rcpt *b = &s->batch[i];
         qs_mgroup *g = &m->groups[b->group];
@@ -199,6 +218,9 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         q = last_q;
         /* S-CON-9: recipients for a dead destination are deferred at once
          * (the document: a queue is instantiated "unless it's dead"). */
+        /* Consecutive deferrals at one destination make one `defer` line
+         * (a run); a new destination, or the end of the batch, closes the
+         * run.  The recipients never enter core. */
         if (q->dead) {
             if (dead_q != q && dead_run > 0) {
                 r = qsi_trace_init(QS_T_DEFER);
@@ -232,6 +254,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
                            entry->nrcpt >= t->dest_rcpt_limit))
                 entry = qsi_entry_create(p);
         }
+        /* One recipient more in core, counted at every level: entry, job,
+         * message, transport (with its peak), scheduler. */
         entry->nrcpt++;
         entry->peer->job->rcpt_count++;
         m->rcpt_count++;

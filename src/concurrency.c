@@ -40,7 +40,14 @@
  * be cautious, but a correction for overload that comes late defers a lot
  * of mail; the document shows that this asymmetry is what keeps
  * less-than-1 feedback from deferring half the mail against a server that
- * rejects connections beyond its limit.
+ * rejects connections beyond its limit.  The arithmetic behind that claim:
+ * at such a server the window climbs one step past the limit after 1/g
+ * successes, the first rejection takes it back at once, and the cycle
+ * repeats, so one delivery in 1 + 1/g fails.  The document's table shows
+ * this "theoretical defer rate" 1/(1+roundup(1/feedback)) measured:
+ * 1/2 with the old +/-1, 1/6 with g = 1/N at N = 5.  Had the step down
+ * waited for the end of its cycle as well, the window would sit above
+ * the limit for 1/f deliveries each time, and the gain would be lost.
  *
  * Reading order: qsi_feedback at the end is the entry point (called by
  * qs_done); feedback_positive and feedback_negative carry the two
@@ -270,6 +277,11 @@ static void queue_die(qs_sched *s, qs_queue *q)
  * a success that may not grow the window does not forgive failed cohorts
  * either; that is the document's layout, kept as written.
  *
+ * Example: g = 1/N at window 4, with enough deliveries in flight for the
+ * safety rule: success goes 0.25, 0.5, 0.75, 1 and the window becomes 5
+ * at the fourth success, the end of a pseudo-cohort.  With g = 1 (the
+ * default) every success adds one: the old scheduler's growth.
+ *
  * Why "while" and not "if": with g in [0, 1] and success below 1 before,
  * the loop runs at most once; the pseudocode writes a loop to stay correct
  * should feedback ever exceed the hysteresis ("be prepared for feedback >
@@ -357,6 +369,11 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
  * is the one in the file header: overload must be corrected early.  The
  * price, which the document states too, is sensitivity to noise: one
  * lone failure costs a whole step.
+ *
+ * Example: constant f = 1/4.  Failure 1 takes failure from 0 to -0.25:
+ * window - 1, failure 0.75.  Failures 2, 3 and 4 bring it to 0.5, 0.25
+ * and 0 with no step; failure 5 starts the next cycle with a step.  So the
+ * steps come at failures 1, 5, 9, ...: the start of each cycle of 1/f.
  */
 static void feedback_negative(qs_sched *s, qs_queue *q)
 {

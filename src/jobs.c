@@ -25,6 +25,14 @@
  *     peer --< entry (batches of up to destination_recipient_limit
  *                     recipients), each entry also on its queue's list
  *
+ * For example, with a destination recipient limit of 2,
+ *     arrive M1 smtp:a*3 smtp:b relay:a
+ * gives
+ *     M1 -+- job(M1, smtp) --+- peer(a): entry(2), entry(1)  -> queue smtp:a
+ *         |                  +- peer(b): entry(1)            -> queue smtp:b
+ *         +- job(M1, relay) -+- peer(a): entry(1)            -> queue relay:a
+ * and each entry is also on the todo list of the queue on the right.
+ *
  * A queue lists the entries of every message for its destination; a peer
  * lists those of one message only, which is what lets the scheduler walk
  * messages (jobs) in its own order while the concurrency scheduler counts
@@ -36,7 +44,11 @@
  * (S-MEM-5), "because it doesn't change over time as the scheduler's job
  * list does".  A job is on both or on neither: a job whose entries are all
  * selected retires from both, keeping its counters, and is linked again
- * by the same time rule when a later batch brings it entries.
+ * by the same time rule when a later batch brings it entries.  This is
+ * the document's "third complication" of reading in batches: a job is
+ * not done when its in-core recipients are, and some jobs are created
+ * "long after the first batch of recipients was read in core"; both must
+ * land where their message's enqueue time puts them, not at the end.
  */
 #include <stdlib.h>
 #include "sched_int.h"
@@ -77,6 +89,13 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     qs_message *m = job->message;
     qs_job *prev, *next, *current = t->job_current, *unread;
 
+    /* The walk from the tail: a job enqueued at the same second as this
+     * one stops it (>= 0), so equal times keep their arrival order.  Jobs
+     * with a parent are preempting children, placed by preemption rather
+     * than by time, so they do not stop the walk; orphans do, so that a
+     * job linked late stays in time order with respect to them, which the
+     * early stop of the candidate scan needs (S-PRE-6, S-PRE-13).  Usually
+     * the first job looked at stops the walk, so a link costs O(1). */
     for (next = NULL, prev = t->jtail; prev; next = prev, prev = prev->lprev) {
         if (prev->parent == NULL &&
             m->queued_time - prev->message->queued_time >= 0)
@@ -95,6 +114,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->jtail = job;
 
+    /* The by-time list has no children to step over: it is in time order
+     * throughout (S-INV-2 checks it). */
     unread = t->job_next_unread;
     for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
         if (m->queued_time - prev->message->queued_time >= 0)
@@ -113,6 +134,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->ttail = job;
 
+    /* On the lists, on no stack (a revived job's stack was left when it
+     * retired). */
     job->stack_level = 0;
     /* Linked in front of the current job: it becomes the current job. */
     if (current == NULL)
@@ -136,6 +159,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         m->rcpt_limit += t->rcpt_unused;
         t->rcpt_unused = 0;
     }
+    /* Only a relink is traced: a new job is implied by the `read` line of
+     * the batch that created it. */
     if (revived)
         qsi_trace_job(s, QS_T_RELINK, job);
 }
@@ -212,6 +237,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
 {
     qs_job *job = job_find(m, t), **pp;
     int revived = job != NULL;
+    /* New: all counters 0, on no list (level -1) until linked below. */
     if (!job) {
         job = qsi_calloc(1, sizeof *job);
         job->message = m;

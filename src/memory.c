@@ -44,6 +44,22 @@
  * their slots to the message as a whole, and one job may "sponsor"
  * another's recipients (the batch cannot know which transport its next
  * recipients use until they are read).
+ *
+ * The document's own example: a message with three jobs holding 1, 5 and
+ * 2 recipients in core and 4, 5 and 0 slots has 8 recipients in core and
+ * a limit of minimum + 9, so its next batch may read minimum + 1 (see
+ * qsi_message_realloc for the document's "2").  If those recipients all
+ * go to the second job, the first job has sponsored the second, and the
+ * third job, with 2 recipients and no slots, was paid for by its first
+ * batch or by the message's minimum.  Sponsoring is why a job's slots and
+ * its recipients in core need not match, and why every slot return takes
+ * the smaller of the job's and the message's spare (qs_pool_unused).
+ *
+ * Why the extra pool exists (S-MEM-6, granted in preempt.c): the first
+ * unread job holds the normal pool, so a job that preempts it while
+ * itself still unread would find the pool empty and read only the
+ * minimum at a time; each such preemption takes half of what is left of
+ * a second, smaller pool instead.
  */
 #include "sched_int.h"
 #include "kernels.h"
@@ -181,6 +197,9 @@ static int message_check(qs_sched *s, qs_message *m)
         qsi_message_realloc(s, m);
     if (m->rcpt_count > 0 || m->rcpt_unread > 0)
         return 0;
+    /* Done with the message.  Its jobs go first, so that each gives its
+     * slots back and leaves its stack (refunding its parent) while the
+     * message is still there for them to refer to. */
     while (m->jobs) {
         qs_job *j = m->jobs;
         m->jobs = j->mnext;
@@ -203,6 +222,9 @@ static int message_check(qs_sched *s, qs_message *m)
     r.b = m->deferred;
     qsi_emit(s, &r);
     qsi_message_free(m);
+    /* The room it leaves lets waiting messages in, oldest first.  (The
+     * document's "incoming having priority" over the deferred queue has
+     * nothing to compete with: qsched has no deferred queue.) */
     while (s->incoming_head && s->active_count < s->active_limit) {
         qs_message *w = s->incoming_head;
         s->incoming_count--;

@@ -18,6 +18,28 @@
  * each of them in the order the rules fix, and that order is the main
  * content of this file.
  *
+ * A message's life in one small stream (destination recipient limit 2),
+ * with the trace of `qsched --explain` beside each event:
+ *
+ *     arrive M1 smtp:a.example*3 smtp:b.example
+ *                        activate M1                        (memory.c)
+ *                        read M1 4 unread=0 limit=20000     (assign.c)
+ *                        slots smtp M1 limit=4 pool=19996   (memory.c)
+ *     select             deliver D1 M1 smtp:a.example 2     (select.c)
+ *     select             deliver D2 M1 smtp:b.example 1     (peers rotate)
+ *     done D1 ok         slots smtp M1 limit=2 pool=19998   (S-MEM-5)
+ *     done D2 fail       window smtp:b.example 5 4          (concurrency.c)
+ *                        slots smtp M1 limit=1 pool=19999
+ *     select             deliver D3 M1 smtp:a.example 1
+ *                        retire smtp M1                     (jobs.c)
+ *                        slots smtp M1 limit=0 pool=20000
+ *     done D3 ok         leave M1 delivered=3 deferred=1    (memory.c)
+ *
+ * The three recipients for a.example make two entries (2 + 1); the fail
+ * at b.example lowers its window at once (reverse hysteresis) and counts
+ * its recipient as deferred; each finished entry hands its slots back;
+ * the message leaves when nothing of it is in core or unread.
+ *
  * The API contract (qsched.h): a call either succeeds or changes nothing.
  * Hence every check comes before the first change.  The checks repeat the
  * event parser's (events.c): the parser gives FILE:LINE messages, these
@@ -72,6 +94,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         qsi_seterr(err, errlen, "bad message id");
         return -1;
     }
+    /* Checks first, in the parser's order, so the first problem is the
+     * one reported and a refused call changes nothing. */
     if (qs_map_get(&s->messages, msgid, 0)) {
         if (err)
             snprintf(err, errlen, "duplicate message id \"%s\" (still in "
@@ -102,6 +126,9 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
             qsi_seterr(err, errlen, "bad next-hop or local part");
             return -1;
         }
+        /* The total stays within QS_COUNT_MAX: every count derived from
+         * it (entries, slots times k, score products) then fits in 64
+         * bits (kernels.h). */
         if (g->count < 1 || g->count > QS_COUNT_MAX - total) {
             qsi_seterr(err, errlen, "recipient count out of range (1 .. "
                    "1000000000 per message)");
@@ -109,6 +136,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         }
         total += g->count;
     }
+    /* The message owns copies of every string: the caller's buffers are
+     * only valid during the call (qsched.h). */
     m = qsi_calloc(1, sizeof *m);
     m->id = qsi_strdup(msgid);
     m->serial = ++s->serial;
@@ -140,6 +169,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         r.msg = m->id;
         qsi_emit(s, &r);
     }
+    /* The first batch may have been deferred whole (dead destinations):
+     * the message check reads on or lets the message leave. */
     qsi_run_checks(s);
     return 0;
 }
@@ -231,6 +262,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
         qsi_seterr(err, errlen, "bad outcome");
         return -1;
     }
+    /* The handle must name a delivery in flight; the map answers in O(1)
+     * and, found, forgets it (a handle is never reused, S-EV-8). */
     e = qs_map_del(&s->inflight, NULL, (uint64_t)handle);
     if (!e) {
         if (err)
@@ -243,10 +276,13 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     job = p->job;
     m = job->message;
     t = q->transport;
-    /* S-PFX-6: Postfix applies feedback while the delivery still counts
-     * as in flight; the document's busy count no longer includes it. */
+    /* Step 1 (postfix).  S-PFX-6: Postfix applies feedback while the
+     * delivery still counts as in flight; the document's busy count no
+     * longer includes it. */
     if (qsi_postfix(s))
         qsi_feedback(s, q, outcome);
+    /* Step 2: the delivery is over: off the busy list, its recipients
+     * out of core and tallied by outcome. */
     qsi_qlist_unlink(&q->busy_head, &q->busy_tail, e);
     q->busy--;
     t->in_flight--;
@@ -258,22 +294,27 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
         m->deferred += e->nrcpt;
         s->stats.recipients_deferred += e->nrcpt;
     }
+    /* One fewer in flight: the window may have room again.  Step 3
+     * (document): feedback, with busy no longer counting the delivery. */
     qsi_queue_update_ready(q);
     if (!qsi_postfix(s))
         qsi_feedback(s, q, outcome);
-    /* S-MEM-5: slots freed by the finished entry move on ("such a
+    /* Step 4.  S-MEM-5: slots freed by the finished entry move on ("such a
      * transfer then also happens whenever a recipient entry of that job is
      * delivered"). */
     qsi_message_return_slots(s, m, job);
-    /* S-PRE-12: the destination can take more: release blockers.  Any
+    /* Step 5.  S-PRE-12: the destination can take more: release blockers.  Any
      * outcome frees a place in the window, whatever the document's
      * "successfully finishes" suggests; a `fail` that also lowered the
      * window may leave it full, and then nothing is released. */
     qsi_blocker_update(s, q);
-    /* The peer's reference is dropped only now: negative feedback above
-     * may have deferred the peer's other entries. */
+    /* Step 6.  The peer's reference is dropped only now: negative
+     * feedback above may have deferred the peer's other entries (a dying
+     * queue defers its pending entries), and the peer must survive that
+     * to be found here. */
     p->refcount--;
     qsi_peer_free_if_unused(p);
+    /* S-CON-13: an alive queue with nothing pending or in flight goes. */
     qsi_queue_free_if_idle(q);
     free(e);
     qsi_message_schedule_check(s, m);

@@ -30,6 +30,25 @@
  * k/(k-1) however deep this recursion goes (and below (k+1)/k without
  * recursion).  k is the transport's delivery_slot_cost (default 5).
  *
+ * The two bounds, worked out.  A job of n entries earns one free slot per
+ * k of its entries, n/k in all, so if only it is preempted its last entry
+ * goes out after at most n + n/k slots: a stretch of (k+1)/k.  If the jobs
+ * that take its free slots are preempted in turn, they earn slots too,
+ * each level at most 1/k of the level above, and the series
+ * n (1 + 1/k + 1/k^2 + ...) sums to n k/(k-1).  With k = 5 that is 1.2
+ * and 1.25.  (The document states the bounds; the bounded model checker
+ * confirms them on every short stream, docs/inflation.md.)
+ *
+ * The document's picture of it, with 1 a four-entry job followed by four
+ * one-entry jobs 2..5 and free slots every other slot: FIFO delivers
+ * 1111 2 3 4 5, preemption delivers 1 2 1 3 1 4 1 5.  Job 1 finishes
+ * three slots later; jobs 2, 3 and 4 finish 3, 2 and 1 slots earlier.  Why the
+ * slots are accumulated rather than handed out evenly: a job that
+ * delivers its own entries first and lends its slots later is never worse
+ * off ("111...1 is no worse than 1.1.1.1"), and a later, smaller message
+ * still finds slots to use instead of a sequence already promised away
+ * (the document's thousand-, hundred- and ten-recipient example).
+ *
  * What qsched keeps per job, following "the truth" the document admits in
  * brackets: the counter slots_available grows by 1 per selected entry (in
  * select.c) and is divided by k whenever it is compared with slots.  A
@@ -77,6 +96,13 @@ static void child_append(qs_job *parent, qs_job *child)
 
 /* S-PRE-10: the children of a job leaving its stack are adopted by its
  * parent (or orphaned); they keep their stack level.
+ *
+ *     level 0:     1 --- 2 --- 3 --- 5          1 preempted by 4,
+ *                  |           |                3 preempted by 6,
+ *     level 1:     4 (gone)    6                4 preempted by 7 and 8
+ *                 / \      (7 and 8 both preempted 4)
+ *     level 2:   7   8      (after 4 leaves: 7 and 8 hang from 1)
+ *
  * The document's picture: job 4 preempted job 1 and was itself preempted
  * by 7 and 8; when 4 completes, 7 and 8 hang from 1 ("adoptive parent"),
  * two levels down.  Keeping the level is what marks the adoption: a child
@@ -167,6 +193,12 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
  * current job's budget uses its minimum estimate and the candidate's need
  * its maximum: both err on the side of not preempting (S-MEM-8).
  *
+ * A reading: the document first says a job that "requires no more than"
+ * the slots can preempt, later one "which may be delivered by less than
+ * that number of slots".  qsched takes "no more than" (<=), as Postfix
+ * does; the document's own sequence 11112211113311 needs it, since with
+ * k = 2 each two-entry job preempts with exactly two slots accumulated.
+ *
  * Which candidate: the one with the highest enqueue-age per entry.  The
  * document writes "maximum enqueue_time/recipient_entry_count" and means
  * the time since enqueue (older first: that maximises message delivery
@@ -180,6 +212,15 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
  * preempted".  A job with children is a preempted parent itself; letting
  * it preempt would undo its own preemption.  A job at the top of another
  * stack may be chosen: it leaves that stack first (qsi_job_preempt).
+ *
+ * Example: at time 100 the current job C may still earn 4 slots.  After
+ * it on the list: A, enqueued at 10 with 3 entries (score 91/3 = 30.3),
+ * B, enqueued at 40 with 1 entry (score 61), D, enqueued at 50 with 6
+ * entries (too big: 6 > 4).  B is chosen: younger than A, but it is done
+ * three times as fast.  At time 50 A would have won (41/3 against 11):
+ * a small message does not overtake an older one at once, its score
+ * grows faster, ties with A's at time 54 (the tie goes to A, the earlier
+ * job) and passes it from time 55 on.
  *
  * early_stop: the scan may stop at a level-0 job whose age alone cannot
  * beat the best score; see the comment in the loop.
@@ -329,6 +370,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     }
     /* S-PRE-8.  The candidate leaves any stack it tops, moves in front of
      * the current job, and becomes its child one level deeper.
+     * For the tree drawn above qsi_job_parent_gone the scheduler's list
+     * reads 7 8 1 2 6 3 5: each child sits just in front of the job it
+     * preempted, and the walk of select.c sees nothing else.
      * "The job preempting the current job is moved in front of the current
      * job on the job list": entry selection, which walks the list, then
      * serves the child first and returns to the parent when the child is

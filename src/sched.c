@@ -29,6 +29,45 @@
  *   params.c, map.c, check.c: parameters, look-ups, invariants
  * docs/architecture.md draws the same map with the path of one event.
  *
+ * The four events through the core (events.c turns each line of a stream
+ * into one of these calls):
+ *   at T       qs_advance (here): time moves; expired backoffs revive
+ *              queues (concurrency.c), which may release blockers.
+ *   arrive     qs_arrive (messages.c): the message waits, or is activated
+ *              (memory.c), which reads its first batch (assign.c), which
+ *              creates transports (here), queues (concurrency.c), jobs,
+ *              peers and entries (jobs.c).
+ *   select     qs_select (select.c): round robin over transports, a
+ *              preemption attempt (preempt.c), the walk along the job
+ *              list with refills (memory.c, assign.c), one entry handed
+ *              out.
+ *   done Dn    qs_done (messages.c): feedback (concurrency.c), slot
+ *              returns (memory.c), blocker release (select.c).
+ * Each of arrive, select and done ends with the message checks of
+ * memory.c, which read more recipients or let messages leave.
+ *
+ * The document's words and qsched's names:
+ *   concurrency (of a destination)     qs_queue.window
+ *   busy_refcount, "concurrency" in    qs_queue.busy (deliveries in
+ *     the selection pseudocode           flight there)
+ *   success, failure, fail_cohorts     the same names in qs_queue
+ *   todo list, busy list               qs_queue.todo_head, busy_head
+ *   "dead" destination                 qs_queue.dead, revive_at
+ *   recipient entry, peer, job         qs_entry, qs_peer, qs_job
+ *   the scheduler's job list           lprev/lnext, jhead/jtail
+ *   the job list by enqueue time       tprev/tnext, thead/ttail
+ *   current job                        qs_transport.job_current
+ *   available delivery slot counter    qs_job.slots_available
+ *   blocker job                        blocker_tag equal to the
+ *                                        transport's (QS_IS_BLOCKER)
+ *   preemption stack, parent, level    qs_job.parent, children,
+ *                                        stack_level
+ *   transport recipient pool           qs_transport.rcpt_unused
+ *   a job's recipient slots            qs_job.rcpt_limit
+ *   qmgr_recipient_count               qs_sched.in_core
+ *   enqueue time                       qs_message.queued_time
+ *   k (transport_delivery_slot_cost)   qs_transport.slot_cost
+ *
  * Conventions the whole core keeps: no I/O (decisions leave through the
  * trace sink), no global state (everything hangs from qs_sched), and
  * determinism (lists have explicit orders; maps are only for look-ups and
@@ -101,7 +140,11 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
 
 /* True in the postfix profile.  Every place where the profiles differ
  * tests this, next to the S-PFX rule id that says why (spec/profiles.md):
- * grep for qsi_postfix to list them all. */
+ * grep for qsi_postfix to list them all.
+ * A new difference: write it down in spec/profiles.md as the next S-PFX
+ * rule (what the document says, what Postfix does, the effect), test
+ * qsi_postfix at the one place where the behaviour forks, cite the id
+ * there, and add a golden trace that shows both profiles. */
 int qsi_postfix(const qs_sched *s)
 {
     return s->profile == QS_PROFILE_POSTFIX;
@@ -136,6 +179,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t = qsi_calloc(1, sizeof *t);
     t->name = qsi_strdup(name);
     t->serial = ++s->serial;
+    /* The parameters the preemptive scheduler reads (k, loan, discount,
+     * minimum slots), then the concurrency scheduler's, the process
+     * limit, the pools and refills, and the feedback forms.  Ranges were
+     * checked when they were set (params.c), so the casts cannot
+     * truncate. */
     t->slot_cost = (int)pint(s, name, QP_SLOT_COST);
     t->slot_loan = (int)pint(s, name, QP_SLOT_LOAN);
     t->slot_discount = (int)pint(s, name, QP_SLOT_DISCOUNT);
@@ -179,7 +227,8 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     }
     /* blocker tags start odd; jobs and queues start at 0: unmarked */
     t->blocker_tag = 1;
-    /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots. */
+    /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
+     * The first job linked on this transport takes them all. */
     t->rcpt_unused = t->rcpt_limit;
     qs_map_init(&t->queues);
     qsi_map_put(&s->transports, t->name, 0, t);
@@ -232,6 +281,8 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
             }
         }
     }
+    /* Everything else starts empty or at zero (calloc): time 0, no
+     * transports, no messages.  Handles start at D1 (S-EV-8). */
     s = qsi_calloc(1, sizeof *s);
     s->params = qs_params_clone(p);
     if (!s->params) {
@@ -275,6 +326,8 @@ void qs_sched_free(qs_sched *s)
     qs_message *m, *mn;
     if (!s)
         return;
+    /* Queues own every entry (pending on todo, in flight on busy), so the
+     * entries go with their queues; transports go after their queues. */
     for (t = s->xhead; t; t = tn) {
         qs_queue *q, *qn;
         qs_job *j, *jn;
@@ -292,6 +345,10 @@ void qs_sched_free(qs_sched *s)
         free(t->name);
         free(t);
     }
+    /* Active messages own their jobs, jobs their peers.  Jobs are freed
+     * directly, not through qsi_job_free: that would pop stacks and move
+     * slots, work (and trace lines) a scheduler being destroyed must not
+     * do. */
     for (m = s->active_head; m; m = mn) {
         mn = m->next;
         while (m->jobs) {
@@ -307,6 +364,7 @@ void qs_sched_free(qs_sched *s)
         }
         qsi_message_free(m);
     }
+    /* Waiting messages have nothing but themselves. */
     for (m = s->incoming_head; m; m = mn) {
         mn = m->next;
         qsi_message_free(m);
@@ -344,12 +402,16 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
     return 0;
 }
 
-/* ---- the public API: accessors (read-only) ---- */
+/* ---- the public API: accessors (read-only) ----
+ * None of these changes the scheduler.  The CLI uses the statistics for
+ * --stats; stream generators (qsched gen, the fuzz harnesses) use the
+ * clock and the in-flight queries to write only valid `done` lines. */
 
 int64_t qs_now(const qs_sched *s) { return s->now; }
 
 int64_t qs_next_handle(const qs_sched *s) { return s->next_handle; }
 
+/* Whether `done Dhandle` would be accepted now. */
 int qs_in_flight(const qs_sched *s, int64_t handle)
 {
     return qs_map_get(&s->inflight, NULL, (uint64_t)handle) != NULL;
@@ -357,6 +419,7 @@ int qs_in_flight(const qs_sched *s, int64_t handle)
 
 size_t qs_in_flight_count(const qs_sched *s) { return s->inflight.count; }
 
+/* qsort order for handles (no subtraction: it could overflow). */
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -391,7 +454,10 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
 {
     *st = s->stats;
     st->bound_in_core = qs_bound_total(s);
-    /* S-INV-8 with A at its maximum, so that it bounds every step */
+    /* S-INV-8 with A at its maximum, so that it bounds every step:
+     * qs_bound_holding counts the minimum of the messages active now; a
+     * peak may have come with more, so the reported bound takes the
+     * active limit, the most there can be. */
     st->bound_holding = qs_bound_holding(s) +
                         s->msg_rcpt_minimum * (s->active_limit -
                                                s->active_count);

@@ -38,6 +38,15 @@
  * effectively behaves as if the blocker jobs didn't exist on the job list
  * at all."
  *
+ * A blocker story.  Window 2 at destination a, two deliveries in flight
+ * there; job 1 has entries only for a, job 2 for b.  The walk marks job 1
+ * a blocker (and queue a as blocking) and hands out job 2's entry: job 2
+ * is now the current job.  When a delivery at a ends, its window has
+ * room, so every blocker is released and the current job is the head
+ * again: job 1 goes next.  Jobs may thus complete out of list order, but
+ * for each destination the order stays FIFO (the document's "interesting
+ * side note"), because all jobs waiting there are released together.
+ *
  * Blocker marks are tags: a job or queue is marked when its tag equals its
  * transport's (odd) tag, and adding 2 to the transport's tag unmarks all
  * of them at once, in O(1), which is what a release needs (S-PRE-12).
@@ -122,6 +131,8 @@ static qs_peer *peer_select(qs_job *job)
  * reaches refill_limit, or, for a smaller space, once refill_delay has
  * passed since the message's last read - so that a big message is not
  * re-read for every few recipients that finish, yet not starved either.
+ * With the defaults (refill limit 100, delay 5s) a message reads again
+ * once 100 slots are free, or after 5 seconds with any free slot.
  * The last chance is Postfix's: before a job is declared a blocker or
  * stalled, any space at all is used, since the next batch may hold
  * recipients for a destination that can take them. */

@@ -120,6 +120,16 @@ static int run_collect(const char *path, collect *c, long stop_before,
         if ((rc = qs_stream_line(c->st, line, len, why, whylen)) != 0)
             break;
     }
+    /* A read error is not the end of the stream: comparing against a
+     * stream cut short would report "agree" on a file never read. */
+    if (n < 0 && ferror(in)) {
+        fprintf(stderr, "qsched verify: cannot read %s\n", path);
+        free(line);
+        fclose(in);
+        qs_stream_free(c->st);
+        c->st = NULL;
+        return 2;
+    }
     if (rc == 0 && stop_before <= 0)
         rc = qs_stream_finish(c->st, why, whylen);
     if (rc != 0 && bad_line)
@@ -367,6 +377,11 @@ int qs_verify_main(int argc, char **argv)
             if (!trace_line_counts(line))
                 continue;
             got = line;
+        } else if (ferror(tf)) {
+            /* the same for the other trace: unread is not empty */
+            fprintf(stderr, "qsched verify: cannot read %s\n", argv[2]);
+            result = 2;
+            break;
         } else {
             got_no++; /* "the line after the last one" */
         }

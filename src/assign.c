@@ -152,6 +152,7 @@ static void batch_sort(const qs_sched *s, const qs_message *m,
 void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
 {
     int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, i;
+    /* recipients read before this batch: ordinals continue from there */
     int64_t ordinal_base = m->rcpt_total - m->rcpt_unread;
     qs_entry *entry = NULL;
     qs_queue *dead_q = NULL, *last_q = NULL;
@@ -181,6 +182,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         s->batch[i].group = m->cur_group;
         s->batch[i].index = m->cur_offset + 1;
         s->batch[i].ordinal = ordinal_base + i + 1;
+        /* a transport exists from the first read naming it (its postfix
+         * profile warning, S-PFX-7, appears then) */
         qsi_transport_obtain(s, g->transport);
         if (++m->cur_offset == g->count) {
             m->cur_group++;

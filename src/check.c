@@ -480,6 +480,7 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
+    /* the scheduler: clock, next handle, in core, round robin */
     sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
               (long long)s->next_handle, (long long)s->in_core,
               s->rr ? s->rr->name : "-");
@@ -490,6 +491,7 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                   (long long)m->rcpt_count, (long long)m->rcpt_limit,
                   (long long)m->refill_time, (long long)m->delivered,
                   (long long)m->deferred);
+    /* waiting messages: only their order matters until they enter */
     for (m = s->incoming_head; m; m = m->next)
         sb_printf(&b, "W%s;", m->id);
     for (t = s->xhead; t; t = t->next) {

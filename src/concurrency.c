@@ -49,6 +49,11 @@
  * waited for the end of its cycle as well, the window would sit above
  * the limit for 1/f deliveries each time, and the gain would be lost.
  *
+ * Tested by: tests/golden/con-* (one stream per rule, expected traces
+ * derived by hand), tests/conformance/hand/con-* and pfx-*,
+ * tests/unit/test_feedback.c, tests/sh/concurrency-*.sh (among them an
+ * independent model of the pseudocode, concurrency-model.sh).
+ *
  * Reading order: qsi_feedback at the end is the entry point (called by
  * qs_done); feedback_positive and feedback_negative carry the two
  * pseudocode blocks; queue_die and qsi_queue_revive the dead state; the

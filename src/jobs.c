@@ -38,6 +38,13 @@
  * messages (jobs) in its own order while the concurrency scheduler counts
  * per destination.
  *
+ * The life of a job (stack_level in brackets):
+ *     created by a batch [-1] -> linked by enqueue time [0]
+ *     -> preempts another job [n + 1], pops back [0]   (preempt.c)
+ *     -> all entries selected: retired [-1]           (select.c)
+ *     -> a later batch brings entries: relinked [0]   (qsi_job_obtain)
+ *     -> its message leaves: freed                    (memory.c)
+ *
  * The two job lists.  Both start in enqueue-time order.  The scheduler's
  * list (lprev/lnext) is reordered by preemption; the by-time list
  * (tprev/tnext) never is, and recipient slots are handed out along it

@@ -11,6 +11,11 @@
  * destination queue ... finds the job ... finds the peer" cost O(1) each,
  * which keeps a stream of millions of recipients linear in time.
  *
+ * The key shapes in use: (message id, 0) in qs_sched.messages,
+ * (transport name, 0) in qs_sched.transports, (next-hop or recipient, 0)
+ * in qs_transport.queues, (NULL, queue serial) in qs_job.peers, and
+ * (NULL, handle) in qs_sched.inflight.
+ *
  * Determinism: the map is only ever asked "is this key here?", never
  * walked to make a decision (the one walk, qs_in_flight_nth in sched.c,
  * sorts what it finds first), and keys are names and serial numbers,

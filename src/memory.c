@@ -16,6 +16,11 @@
  * lists, and the end-of-event message checks.  May not: read recipients
  * itself (assign.c) or select entries (select.c).
  *
+ * Tested by: tests/golden/mem-* (the document's worked example among
+ * them), tests/conformance/hand/mem-*, tests/unit/test_memory.c,
+ * tests/sh/memory-*.sh; the invariant checker asserts the pool and
+ * limit identities after every event (check.c, S-INV-5, S-INV-8).
+ *
  * The problem.  A message may have hundreds of thousands of recipients
  * and the active queue many messages, so not everything can be read at
  * once.  Two limits bound memory: qmgr_message_active_limit messages, and
@@ -245,6 +250,8 @@ void qsi_run_checks(qs_sched *s)
         qs_message *m = s->check_head;
         s->check_head = m->check_next;
         m->check_next = NULL;
+        /* A message that left is freed; one that stays is unmarked so that
+         * the next event that changes it queues it again. */
         if (!message_check(s, m))
             m->check_pending = 0; /* still active: may be queued again */
     }

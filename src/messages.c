@@ -230,6 +230,11 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
 
 /*
  * S-EV-9, S-CON-12: `done Dn ok|fail|defer` - a delivery agent reports.
+ * `fail` and `defer` both end with the recipients deferred: in Postfix
+ * they would go to the deferred queue and be tried again later, which is
+ * outside the active queue this model covers.  The two differ only as
+ * feedback: `fail` (connection or handshake) is negative, `defer`
+ * (refused later in the session) positive.
  *
  *     1. (postfix) feedback, the delivery still counted as busy
  *     2. the entry leaves the busy list; its recipients leave core as

@@ -170,7 +170,9 @@ struct qp_override {
 };
 
 /* Global values (as set, else the default) and the overrides.  A feedback
- * parameter keeps its parsed form in fb[], the others their value. */
+ * parameter keeps its parsed form in fb[], the others their value: two
+ * arrays indexed by parameter id, so that a look-up is one index, and
+ * every value is parsed once, when it is set, never at each use. */
 struct qs_params {
     long long value[QP_NUM_PARAMS];
     qs_feedback fb[QP_NUM_PARAMS];
@@ -257,7 +259,9 @@ static int parse_number(const char *s, const char *end, double *out)
 }
 
 /* S-CON-2: x | number/number | x/concurrency | x/sqrt_concurrency, with
- * every resulting value in [0,1].
+ * every resulting value in [0,1].  Examples: "1", "0.25", "1/4" (0.25),
+ * "1/concurrency", ".5/sqrt_concurrency"; refused: "2", "1/0", "-1",
+ * "1e-2", "x/concurrency".
  * The document gives g(N) = x/N | x/sqrt(N) | x with x in [0..1]; the
  * number/number form is Postfix's constant written as a fraction (1/4),
  * folded to its value here.  The base must lie in [0,1] because feedback
@@ -441,7 +445,9 @@ void qs_params_free(qs_params *p)
 
 /* S-EV-2: NAME = VALUE.  NAME is a global name or TRANSPORT_suffix; a
  * second setting of the same name replaces the first.  Nothing changes
- * if the value is refused. */
+ * if the value is refused.  Examples: default_delivery_slot_cost = 2
+ * sets the global value; smtp_delivery_slot_cost = 2 an override for the
+ * transport smtp; default_smtp_x = 1 and smtp_x = 1 are unknown names. */
 int qs_params_set(qs_params *p, const char *name, const char *value,
                   char *err, size_t errlen)
 {

@@ -57,6 +57,12 @@
  * selected entry, so when the child leaves the stack slots_used says how
  * far it under- or overspent, and the parent is refunded accordingly.
  *
+ * Tested by: tests/golden/pre-* (the document's own sequences among
+ * them), tests/conformance/hand/pre-*, tests/unit/test_preempt.c,
+ * tests/sh/preempt-stats.sh; the bounded model checker (make bmc) checks
+ * the gate, the test, the candidate rule, the refunds and the inflation
+ * bounds on every short stream.
+ *
  * Reading order: qsi_job_preempt at the end is the entry point; it uses
  * job_candidate (which job), the kernels (whether), and the stack helpers
  * at the top (how the relations change); qsi_job_pop is also called when

@@ -28,6 +28,12 @@
  *   kernels.c      the arithmetic of every rule, proved (proofs/)
  *   params.c, map.c, check.c: parameters, look-ups, invariants
  * docs/architecture.md draws the same map with the path of one event.
+ * A learner may read them in this order: concurrency.c (self-contained,
+ * the first half of the document), then jobs.c and assign.c (the
+ * structures and how a message fills them), select.c (entry selection),
+ * preempt.c (preemption), memory.c (the limits that complicate both),
+ * messages.c (the events that drive it all), and kernels.c whenever a
+ * function there is called.
  *
  * The four events through the core (events.c turns each line of a stream
  * into one of these calls):

@@ -17,6 +17,10 @@
  * preemptions (preempt.c, called once per selection), or move recipient
  * slots (memory.c).
  *
+ * Tested by: tests/golden/pre-* (the blocker stories among them),
+ * tests/conformance/hand/pre-* and ev-*, the select property of the
+ * bounded model checker.
+ *
  * The document's first approximation, which the functions below follow
  * from the outside in:
  *
@@ -225,6 +229,9 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
      * to switch preemption off. */
     if (t->slot_cost >= 2)
         job = qsi_job_preempt(s, job);
+    /* The successor is taken before the job is looked at: a stalled job
+     * retires below, leaving the list, and the walk must go on from where
+     * it was, not from a job no longer linked. */
     for (; job; job = next) {
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
@@ -303,6 +310,8 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
         t = s->rr;
         for (i = 0; i < s->ntransports; i++) {
             qs_transport *nt = t->next ? t->next : s->xhead;
+            /* The round robin moves only when a transport delivers: the
+             * next `select` starts with the transport after it. */
             if (t->in_flight < t->process_limit && t->ready_queues > 0 &&
                 transport_entry_select(s, t, out)) {
                 s->rr = nt;

@@ -41,8 +41,9 @@
  *     its spare slots first.
  * The result: the first unread job holds the rest of the pool; jobs before
  * it are fully read and hold no more than they have in core; jobs after it
- * hold nothing.  The scheduler therefore has exact counts (or the best
- * estimates) for the jobs it is about to preempt with.
+ * hold nothing (unless they received slots before a job was linked in
+ * front of them).  The scheduler therefore has exact counts (or the best
+ * estimates) for the jobs near the head, where it preempts.
  *
  * A message's limit is qmgr_message_recipient_minimum plus the slots of
  * all its jobs, and a batch reads up to limit - in core: the jobs lend

@@ -20,9 +20,11 @@
  *
  * The theory, in short.  Picture each moment a delivery agent becomes free
  * as a delivery slot.  The oldest job would take every slot (FIFO).  If
- * instead it takes only k - 1 slots out of every k, its delivery is
- * stretched by k/(k-1) at most, and every k-th slot is free for other
- * mail.  The free slots need not be spread evenly: the job may first
+ * instead it earns one free slot for every k slots it uses, its delivery
+ * stretches by (k+1)/k at most, and the free slots go to other mail
+ * ("inflating" the job's delivery time on purpose, like the accumulation
+ * of potential in amortised analysis).  The free slots need not be
+ * spread evenly: the job may first
  * accumulate them (selecting its own entries in the meantime, which only
  * makes it finish earlier) and spend several at once, by letting a smaller
  * job go first.  That smaller job may itself be preempted the same way,

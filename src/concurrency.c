@@ -49,6 +49,18 @@
  * waited for the end of its cycle as well, the window would sit above
  * the limit for 1/f deliveries each time, and the gain would be lost.
  *
+ * What the document's measurements add.  Against a server whose
+ * connection queue is full (congestion), the feedback style hardly
+ * matters: positive feedback outnumbers negative 10 to 100 times.  It
+ * matters against an active limiter (a 421 or a reset beyond N
+ * connections), where smaller feedback defers less.  The price of small
+ * concurrency-dependent feedback is noise: behind a load balancer with
+ * K servers of which one fails handshakes, g = 1/N stops growing at a
+ * window of about K.  A constant g (1/4 tolerates one bad server in
+ * four) trades some of the old +/-1 behaviour at large windows for that
+ * robustness.  Hence the three forms of S-CON-2; the defaults keep the
+ * old behaviour (g = f = 1).
+ *
  * Tested by: tests/golden/con-* (one stream per rule, expected traces
  * derived by hand), tests/conformance/hand/con-* and pfx-*,
  * tests/unit/test_feedback.c, tests/sh/concurrency-*.sh (among them an

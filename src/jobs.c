@@ -281,7 +281,9 @@ void qsi_job_free(qs_sched *s, qs_job *job)
 }
 
 /* The job's peer for destination q, created at the end of the job's peer
- * list when the first recipient for q is assigned: "within the job, it
+ * list when the first recipient for q is assigned (for a message with
+ * few recipients usually one entry per peer; a mailing list may need many
+ * entries per peer once the destination recipient limit is reached): "within the job, it
  * finds the peer which represents the bound destination queue ... if it
  * does not exist yet, it instantiates it".  The map is keyed by the
  * queue's serial, never its address, so that nothing can depend on where

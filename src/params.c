@@ -394,7 +394,9 @@ qs_params *qs_params_new(void)
     for (id = 0; id < QP_NUM_PARAMS; id++)
         if (parse_value(id, qp_defs[id].def, &p->value[id], &p->fb[id], NULL,
                         0) < 0)
-            abort(); /* the table above is wrong: a build defect */
+            abort(); /* the table above is wrong: a build defect (a
+                      * default that its own syntax or range refuses),
+                      * which every test would hit at once */
     return p;
 }
 

@@ -164,6 +164,8 @@ static int64_t pint(const qs_sched *s, const char *t, int id)
     return qs_param_int(s->params, t, id);
 }
 
+/* The transport of that name, or NULL if no recipient named it yet
+ * (`select T` for such a transport is simply idle, S-EV-8). */
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name)
 {
     return qs_map_get(&s->transports, name, 0);

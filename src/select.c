@@ -51,6 +51,11 @@
  * for each destination the order stays FIFO (the document's "interesting
  * side note"), because all jobs waiting there are released together.
  *
+ * The preemption "stack" that blockers turn into a tree (preempt.c) does
+ * not matter here: "the job preempting the current job is moved in front
+ * of the current job on the job list", so the order of the list is all
+ * the walk needs, and the relations only serve the slot accounting.
+ *
  * Blocker marks are tags: a job or queue is marked when its tag equals its
  * transport's (odd) tag, and adding 2 to the transport's tag unmarks all
  * of them at once, in O(1), which is what a release needs (S-PRE-12).

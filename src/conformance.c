@@ -42,9 +42,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "conformance.h"
 #include "events.h"
+#include "verify.h"
 
 #define OUTPUT_MAX (64L << 20) /* more trace than this is a failure */
 #define NAMES_SHOWN 6          /* failing vectors named per rule */

@@ -78,7 +78,8 @@ typedef struct runner {
     size_t n, cap;
 } runner;
 
-/* Prints to stderr and returns 2 (bad command line, no suite). */
+/* "qsched conformance: MSG: ARG" on stderr (ARG escaped, stdout flushed
+ * first) and status 2: a bad command line or no suite to run. */
 static int fail2(const char *msg, const char *arg)
 {
     char esc[512];
@@ -89,12 +90,15 @@ static int fail2(const char *msg, const char *arg)
     return 2;
 }
 
+/* Out of memory in the runner itself (never in the adapter): there is no
+ * way to go on and report, so say so and stop with 2. */
 static void oom(void)
 {
     fputs("qsched conformance: out of memory\n", stderr);
     exit(2);
 }
 
+/* strdup that cannot return NULL. */
 static char *xstrdup(const char *s)
 {
     char *d = strdup(s);
@@ -132,6 +136,7 @@ static char *slurp(const char *path, long max, size_t *len, int *toobig)
     return b;
 }
 
+/* --help: the options, the protocol in three lines, the exit codes. */
 static void usage(FILE *f)
 {
     fputs("usage: qsched conformance --impl CMD [--input stdin|path] "
@@ -160,6 +165,7 @@ static void usage(FILE *f)
 
 /* ---- finding the suite and its vectors ---- */
 
+/* 1 if p names a directory (following links). */
 static int is_dir(const char *p)
 {
     struct stat sb;
@@ -311,6 +317,7 @@ static void add_vector(runner *r, const char *path)
     r->n++;
 }
 
+/* qsort order of file names: bytes, independent of the locale. */
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -393,6 +400,8 @@ static int add_suite(runner *r, const char *suite)
 
 /* ---- running one vector ---- */
 
+/* The monotonic clock, for time limits and JUnit's times only: no
+ * verdict depends on it except a time-out. */
 static double now_secs(void)
 {
     struct timespec ts;
@@ -787,6 +796,7 @@ static rule *rule_table(const runner *r, size_t *count)
     return t;
 }
 
+/* Frees a rule_table result. */
 static void rule_free(rule *t, size_t n)
 {
     size_t i;
@@ -998,6 +1008,10 @@ static void clean_tmp(const runner *r)
     rmdir(r->tmp);
 }
 
+/* `qsched conformance`: parse the options, collect the vectors (given,
+ * or the suite's), run each once, report as asked, clean up.  The text or
+ * TAP report is written as the vectors run, so a long run shows progress;
+ * the JUnit file, which needs the totals first, at the end. */
 int qs_conformance_main(int argc, char **argv)
 {
     runner r;

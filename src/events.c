@@ -551,6 +551,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     if (nw > 3)
         return lerr(st, err, errlen, "too many words", w[0]);
     if (strcmp(w[0], "profile") == 0) {
+        /* S-EV-5: a setting, like a parameter */
         if (nw != 2)
             return lerr(st, err, errlen, "usage: profile document|postfix",
                         NULL);
@@ -571,6 +572,8 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         return 0;
     }
     if (strcmp(w[0], "select") == 0) {
+        /* S-EV-8: one delivery agent asks for work, on TRANSPORT or by
+         * round robin; the core prints deliver or idle */
         qs_delivery d;
         if (nw > 2)
             return lerr(st, err, errlen, "usage: select [TRANSPORT]", NULL);
@@ -584,6 +587,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         return 0;
     }
     if (strcmp(w[0], "done") == 0) {
+        /* S-EV-9: delivery D<n> (numbered in select order) finished */
         enum qs_outcome o;
         if (nw != 3)
             return lerr(st, err, errlen, "usage: done D<n> ok|fail|defer",

@@ -86,6 +86,13 @@ EOF
 # ---- counting and progress ----
 
 now() { date +%s.%N 2>/dev/null | sed 's/N$/0/'; }
+# CPU seconds (user + system) used so far by the finished child processes
+# (`times` must run in this shell, not in a $(...) subshell: cpu_now sets
+# $cpu)
+cpu_now() {
+    times >"$tmp/times"
+    cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%.1f", n }' "$tmp/times")
+}
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 t_all=$(now)
 
@@ -102,14 +109,16 @@ skipped() {
 wanted() { [ "$only" = "  " ] || case $only in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 # begin NAME / end NAME: the "==" line and the progress line of a suite
 begin() {
-    s_name=$1 s_pass=$pass s_fail=$fail s_skip=$skip s_t=$(now)
+    cpu_now
+    s_name=$1 s_pass=$pass s_fail=$fail s_skip=$skip s_t=$(now) s_cpu=$cpu
     echo "== $1"
 }
 end() {
     t=$(now)
+    cpu_now
     extra=""
     [ $((skip - s_skip)) -gt 0 ] && extra=", $((skip - s_skip)) skipped"
-    echo "-- $s_name: $((pass - s_pass)) passed, $((fail - s_fail)) failed$extra in $(secs "$s_t" "$t")s (total $(secs "$t_all" "$t")s)"
+    echo "-- $s_name: $((pass - s_pass)) passed, $((fail - s_fail)) failed$extra in $(secs "$s_t" "$t")s, cpu $(secs "$s_cpu" "$cpu")s (total $(secs "$t_all" "$t")s)"
 }
 
 # count_lines LABEL FILE RC [quiet]: the ok/FAIL/SKIP lines of a program's
@@ -283,7 +292,8 @@ fi
 
 extra=""
 [ "$skip" -gt 0 ] && extra=" ($skip skipped)"
-echo "-- $mode: $(secs "$t_all" "$(now)")s in all$extra"
+cpu_now
+echo "-- $mode: $(secs "$t_all" "$(now)")s in all, cpu ${cpu}s$extra"
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

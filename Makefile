@@ -18,8 +18,10 @@ VERSION := 1.0.0
 
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/check.c
-# Around the core: parser, printers, generator, verifier, CLI.
-CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c
+# Around the core: parser, printers, generator, verifier, CLI, simulator.
+SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
+            src/sim_policy.c src/sim_metrics.c
+CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c $(SIM_SRC)
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -72,3 +74,4 @@ bench: $(BUILD)/qsched
 -include fuzz/fuzz.mk
 -include proofs/bmc.mk
 -include tests/conformance.mk
+-include tests/experiments.mk

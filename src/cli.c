@@ -26,6 +26,8 @@ static void usage(FILE *f)
           "       qsched gen --seed N [--profile P] [--size S]\n"
           "                                    write a random valid event "
           "stream\n"
+          "       qsched sim [OPTIONS] SCENARIO  simulate servers and "
+          "traffic (qsched sim --help)\n"
           "       qsched -d                    print every parameter with "
           "its default\n"
           "options:\n"
@@ -67,6 +69,8 @@ int qs_cli_main(int argc, char **argv)
         return qs_verify_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "gen") == 0)
         return qs_gen_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "sim") == 0)
+        return qs_sim_main(argc - 1, argv + 1);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

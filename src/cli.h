@@ -11,5 +11,7 @@ int qs_cli_main(int argc, char **argv);
 int qs_verify_main(int argc, char **argv);
 /* qsched gen --seed N [--profile P] [--size S] (src/gen.c) */
 int qs_gen_main(int argc, char **argv);
+/* qsched sim [OPTIONS] SCENARIO (src/sim.c) */
+int qs_sim_main(int argc, char **argv);
 
 #endif

@@ -526,9 +526,21 @@ static int work_line(sc_parse *ps, int kind, char **w, size_t nw)
         wk.cls = xstrdup("mail");
     for (k = 0; k < sc->nwork; k++)
         if (strcmp(sc->work[k].id, wk.id) == 0) {
-            fail(ps, "duplicate id \"%s\" (first at line %ld)", wk.id,
-                 sc->work[k].line);
-            goto out;
+            size_t j;
+            if (!ps->override) {
+                fail(ps, "duplicate id \"%s\" (first at line %ld)", wk.id,
+                     sc->work[k].line);
+                goto out;
+            }
+            /* a --set workload line replaces the file's with that id */
+            for (j = 0; j < sc->work[k].ngroups; j++)
+                group_free(&sc->work[k].groups[j]);
+            free(sc->work[k].groups);
+            free(sc->work[k].id);
+            free(sc->work[k].cls);
+            wk.line = sc->work[k].line;
+            sc->work[k] = wk;
+            return 0;
         }
     sc->work = xrealloc(sc->work, (sc->nwork + 1) * sizeof *sc->work);
     sc->work[sc->nwork++] = wk;

@@ -306,53 +306,24 @@ static sim_dest *dest_get(sim *s, int transport, const char *nexthop)
         key[sizeof key - 1] = 0;    /* names are at most 64 + 200 bytes */
     i = sim_map_get(s->dest_map, key);
     if (i >= 0)
-        return &s->dests[i];
+        return s->dests[i];
     if (s->ndests == s->capdests) {
-        size_t k, old = s->capdests;
-        sim_dest *nd;
         s->capdests = s->capdests ? s->capdests * 2 : 64;
-        /* dests are referenced by pointer: move them with fix-ups */
-        nd = xrealloc(NULL, s->capdests * sizeof *nd);
-        memcpy(nd, s->dests, old * sizeof *nd);
-        for (k = 0; k < s->ndests; k++) {
-            sim_peer *p;
-            for (p = nd[k].phead; p; p = p->dnext)
-                p->dest = &nd[k];
-            if (nd[k].rr_prev)
-                nd[k].rr_prev = nd + (nd[k].rr_prev - s->dests);
-            if (nd[k].rr_next)
-                nd[k].rr_next = nd + (nd[k].rr_next - s->dests);
-        }
-        for (k = 0; k < s->ntransports; k++) {
-            if (s->transports[k].rr_head)
-                s->transports[k].rr_head =
-                    nd + (s->transports[k].rr_head - s->dests);
-            if (s->transports[k].rr_tail)
-                s->transports[k].rr_tail =
-                    nd + (s->transports[k].rr_tail - s->dests);
-        }
-        for (k = 0; k < (size_t)s->ndeliveries; k++)
-            if (s->deliveries[k].live && s->deliveries[k].dest)
-                s->deliveries[k].dest = nd + (s->deliveries[k].dest - s->dests);
-        for (k = 0; k < s->nmsgs; k++) {
-            size_t j;
-            for (j = 0; j < s->msgs[k]->npeers; j++)
-                s->msgs[k]->peers[j].dest =
-                    nd + (s->msgs[k]->peers[j].dest - s->dests);
-        }
-        free(s->dests);
-        s->dests = nd;
+        s->dests = xrealloc(s->dests, s->capdests * sizeof *s->dests);
     }
-    d = &s->dests[s->ndests];
+    d = xrealloc(NULL, sizeof *d);
+    s->dests[s->ndests] = d;
     memset(d, 0, sizeof *d);
     d->key = xstrdup(key);
+    d->index = (int64_t)s->ndests;
     d->transport = transport;
     d->site = sim_site_get(s, nexthop);
     d->window = (int)s->transports[transport].init_conc;
     sim_map_put(s->dest_map, key, (int64_t)s->ndests);
     if (s->sc->watch && strcmp(s->sc->watch, key) == 0)
         s->watch_dest = (int64_t)s->ndests;
-    return &s->dests[s->ndests++];
+    s->ndests++;
+    return d;
 }
 
 sim_delivery *sim_delivery_new(sim *s)
@@ -391,7 +362,7 @@ void sim_delivery_free(sim *s, sim_delivery *d)
 
 static int counts_for_watch(const sim *s, const sim_dest *d)
 {
-    return s->watch_dest < 0 || &s->dests[s->watch_dest] == d;
+    return s->watch_dest < 0 || s->dests[s->watch_dest] == d;
 }
 
 static void message_account(sim *s, sim_msg *m, int64_t n, int kind)
@@ -499,7 +470,7 @@ static sim_dest *dest_of(sim *s, const char *transport, const char *dest)
         (int)sizeof key)
         key[sizeof key - 1] = 0;
     i = sim_map_get(s->dest_map, key);
-    return i < 0 ? NULL : &s->dests[i];
+    return i < 0 ? NULL : s->dests[i];
 }
 
 /* The core's trace records: mirror the state the metrics need.  The
@@ -528,7 +499,7 @@ static void core_sink(void *ctx, const qs_trace *r)
         while (left > 0 && m->read_group < m->ngroups) {
             int64_t room = m->g_count[m->read_group] - m->read_off;
             int64_t take = room < left ? room : left;
-            d = &s->dests[m->g_dest[m->read_group]];
+            d = s->dests[m->g_dest[m->read_group]];
             if (per_nexthop(s, d->transport)) {
                 if (!d->tracked && !d->dead && d->pending == 0 &&
                     d->busy == 0) {
@@ -599,7 +570,7 @@ static void core_arrive(sim *s, sim_msg *m)
     if (s->trace)
         fprintf(s->trace, "arrive %s", m->id);
     for (i = 0; i < m->ngroups; i++) {
-        sim_dest *d = &s->dests[m->g_dest[i]];
+        sim_dest *d = s->dests[m->g_dest[i]];
         g[i].transport = s->transports[d->transport].name;
         g[i].local = NULL;
         g[i].nexthop = d->site->name;
@@ -742,7 +713,7 @@ static void message_create(sim *s, const sim_work *w, int64_t copy)
             else
                 snprintf(nh, sizeof nh, "%s", g->pre);
             d = dest_get(s, t, nh);
-            m->g_dest[k] = d - s->dests;
+            m->g_dest[k] = d->index;
             m->g_count[k] = g->count;
             m->nrcpt += g->count;
             k++;
@@ -944,8 +915,10 @@ static void sim_free(sim *s)
         free(s->msgs[i]);
     }
     free(s->msgs);
-    for (i = 0; i < s->ndests; i++)
-        free(s->dests[i].key);
+    for (i = 0; i < s->ndests; i++) {
+        free(s->dests[i]->key);
+        free(s->dests[i]);
+    }
     free(s->dests);
     for (i = 0; i < s->ntransports; i++)
         free(s->transports[i].name);

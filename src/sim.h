@@ -255,6 +255,7 @@ typedef struct sim_session {
 /* A destination queue as the simulator tracks it: transport + next-hop. */
 typedef struct sim_dest {
     char *key;            /* "transport:nexthop" */
+    int64_t index;        /* in sim.dests */
     int transport;
     sim_site *site;
     int tracked;          /* window known (nqmgr: from the trace) */
@@ -400,7 +401,7 @@ struct sim {
     size_t nsites;
     sim_transport *transports;
     size_t ntransports;
-    sim_dest *dests;
+    sim_dest **dests;
     size_t ndests, capdests;
     sim_session *sessions;
     int64_t nsessions, capsessions, free_session;

@@ -117,10 +117,10 @@ void sim_series_sample(sim *s)
     if (!s->series)
         return;
     if (s->watch_dest >= 0) {
-        sim_dest *d = &s->dests[s->watch_dest];
+        sim_dest *d = s->dests[s->watch_dest];
         w = d->tracked && !d->dead ? d->window : d->dead ? 0 : -1;
     } else if (s->ndests == 1) {
-        w = s->dests[0].tracked && !s->dests[0].dead ? s->dests[0].window : -1;
+        w = s->dests[0]->tracked && !s->dests[0]->dead ? s->dests[0]->window : -1;
     }
     fprintf(s->series, "%.3f\t%lld\t%d\n", (double)s->now / SIM_SEC,
             (long long)s->m.f_now, w);
@@ -255,7 +255,8 @@ void sim_metrics_print(sim *s, FILE *f, int json, const sim *base)
         sim_class *c = &s->classes[i];
         double sum = 0;
         size_t j;
-        qsort(c->delays, c->ndelays, sizeof *c->delays, cmp_double);
+        if (c->ndelays)
+            qsort(c->delays, c->ndelays, sizeof *c->delays, cmp_double);
         for (j = 0; j < c->ndelays; j++)
             sum += c->delays[j];
 #define CK(suffix) (snprintf(key, sizeof key, "class.%s.%s", c->name, suffix), key)
@@ -270,6 +271,15 @@ void sim_metrics_print(sim *s, FILE *f, int json, const sim *base)
         put(&o, CK("delay_p99"), "%.3f", pct(c->delays, c->ndelays, 99));
         put(&o, CK("delay_max"), "%.3f",
             c->ndelays ? c->delays[c->ndelays - 1] : 0.0);
+        {
+            /* deliveries of this class in flight, averaged from its first
+             * arrival to the end of the run */
+            double area = c->f_area +
+                          (double)c->f_now * (double)(s->now - c->f_since);
+            sim_us cspan = s->now - c->first_arrive;
+            put(&o, CK("inflight_avg"), "%.3f",
+                c->messages && cspan > 0 ? area / (double)cspan : 0.0);
+        }
         put(&o, CK("makespan"), "%.3f",
             c->done ? (double)(c->last_done - c->first_arrive) / SIM_SEC : 0.0);
 #undef CK

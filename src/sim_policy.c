@@ -140,7 +140,7 @@ void sim_dest_feedback(sim *s, sim_dest *d, int kind)
         d->window = qs_failure_step(d->window, f, postfix, &d->success,
                                     &d->failure);            /* S-CON-7 */
     }
-    if (s->watch_dest < 0 || &s->dests[s->watch_dest] == d)
+    if (s->watch_dest < 0 || s->dests[s->watch_dest] == d)
         sim_metrics_window(s, d->window);
 }
 
@@ -230,7 +230,7 @@ void sim_policy_arrive(sim *s, sim_msg *m)
     /* one peer per destination, in the order the groups name them */
     m->peers = xrealloc(NULL, m->ngroups * sizeof *m->peers);
     for (i = 0; i < m->ngroups; i++) {
-        sim_dest *d = &s->dests[m->g_dest[i]];
+        sim_dest *d = s->dests[m->g_dest[i]];
         for (k = 0; k < m->npeers; k++)
             if (m->peers[k].dest == d)
                 break;

@@ -912,6 +912,7 @@ static void sim_free(sim *s)
         free(s->msgs[i]->g_dest);
         free(s->msgs[i]->g_count);
         free(s->msgs[i]->peers);
+        sim_map_free(s->msgs[i]->peer_map);
         free(s->msgs[i]);
     }
     free(s->msgs);

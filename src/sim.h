@@ -296,6 +296,7 @@ typedef struct sim_msg {
     size_t npeers;
     size_t peer_cursor;   /* first peer that may still have work */
     int64_t concurrency;  /* Finch: jobs assigned and not finished */
+    struct sim_map *peer_map;  /* Finch: destination key -> peer */
     int64_t unselected;   /* recipients not yet selected (policies) */
     struct sim_msg *prev, *next;   /* the policies' active list (FIFO) */
     int active;

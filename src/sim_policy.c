@@ -243,6 +243,12 @@ void sim_policy_arrive(sim *s, sim_msg *m)
         m->peers[k].left += m->g_count[i];
     }
     m->unselected = m->nrcpt;
+    if (s->sc->policy == SIM_FINCH && m->npeers > 16) {
+        /* Finch looks a message's jobs up by destination */
+        m->peer_map = sim_map_new();
+        for (k = 0; k < m->npeers; k++)
+            sim_map_put(m->peer_map, m->peers[k].dest->key, (int64_t)k);
+    }
     for (k = 0; k < m->npeers; k++) {
         sim_peer *p = &m->peers[k];
         sim_dest *d = p->dest;
@@ -329,6 +335,12 @@ static int select_oqmgr(sim *s)
 static int select_fifo(sim *s)
 {
     sim_msg *m;
+    size_t i;
+    for (i = 0; i < s->ntransports; i++)
+        if (transport_has_room(&s->transports[i]))
+            break;
+    if (i == s->ntransports)
+        return 0;       /* every agent busy: nothing to scan */
     for (m = s->mhead; m; m = m->next) {
         size_t k;
         while (m->peer_cursor < m->npeers &&
@@ -777,27 +789,60 @@ static int finch_place(sim *s, sim_peer *p)
     return PLACE_DONE;
 }
 
+/* The peer of m for the destination of connection c, or NULL. */
+static sim_peer *peer_for_conn(sim *s, sim_msg *m, const sim_conn *c)
+{
+    size_t k;
+    int t = s->finch_conn_transport[c->id];
+    if (m->peer_map) {
+        char key[400];
+        int64_t i;
+        if (snprintf(key, sizeof key, "%s:%s", s->transports[t].name,
+                     c->host->site->name) >= (int)sizeof key)
+            return NULL;
+        i = sim_map_get(m->peer_map, key);
+        return i < 0 ? NULL : &m->peers[i];
+    }
+    for (k = m->peer_cursor; k < m->npeers; k++)
+        if (m->peers[k].dest->site == c->host->site &&
+            m->peers[k].dest->transport == t)
+            return &m->peers[k];
+    return NULL;
+}
+
 static void dispatch_finch_delivery(sim *s)
 {
     sim_msg *m, *next;
     for (m = s->mhead; m; m = next) {
         size_t k;
+        int waited = 0;
         next = m->next;
         while (m->peer_cursor < m->npeers &&
                m->peers[m->peer_cursor].left == 0)
             m->peer_cursor++;
-        for (k = m->peer_cursor; k < m->npeers && m->active; k++) {
+        for (k = m->peer_cursor; k < m->npeers && m->active && !waited;
+             k++) {
             sim_peer *p = &m->peers[k];
-            int t = p->dest->transport;
-            while (p->left > 0) {
-                /* cheap skip: no worker for a new connection and no
-                 * connection to this site to ride */
-                if (p->dest->site->conns == 0 &&
-                    s->transports[t].conns_open >= finch_workers(s, t) &&
-                    !allowed_new_worker(s, m, t))
+            while (p->left > 0)
+                if (finch_place(s, p) == PLACE_WAIT) {
+                    waited = 1;
                     break;
-                if (finch_place(s, p) == PLACE_WAIT)
-                    break;
+                }
+        }
+        if (waited && m->active) {
+            /* This message gets no new worker now: only the active
+             * connections can still take its jobs (backlog room or a free
+             * ride), so look at them rather than at every peer. */
+            int64_t i;
+            for (i = 0; i < s->nconns && m->active; i++) {
+                sim_conn *c = &s->conns[i];
+                sim_peer *p;
+                if (!c->open || c->retiring || conn_jobs(c) == 0)
+                    continue;
+                p = peer_for_conn(s, m, c);
+                while (p && p->left > 0)
+                    if (finch_place(s, p) == PLACE_WAIT)
+                        break;
             }
         }
     }

@@ -930,6 +930,12 @@ void sim_policy_done(sim *s, sim_delivery *d, int kind)
         d->peer->inflight--;
         d->dest->busy--;
         sim_dest_feedback(s, d->dest, kind);
+        if (!d->dest->dead && d->dest->busy == 0 && !d->dest->phead) {
+            /* S-CON-13: an alive queue with nothing pending and nothing
+             * in flight is discarded; the next recipient starts afresh */
+            d->dest->window = (int)s->transports[d->dest->transport].init_conc;
+            d->dest->success = d->dest->failure = d->dest->fail_cohorts = 0;
+        }
         break;
     }
 }

@@ -367,6 +367,11 @@ static int counts_for_watch(const sim *s, const sim_dest *d)
 
 static void message_account(sim *s, sim_msg *m, int64_t n, int kind)
 {
+    if (n <= 0 || m->delivered + m->deferred + n > m->nrcpt) {
+        sim_fail(s, "internal error: message %s: %lld recipients accounted "
+                 "twice", m->id, (long long)n);
+        return;
+    }
     if (kind == SIM_K_OK)
         m->delivered += n;
     else

@@ -59,6 +59,10 @@ int sim_finch_owns_sessions(const sim *s)
     return s->sc->policy == SIM_FINCH && !s->sc->finch.router;
 }
 
+static void peer_unlink(sim_peer *p);
+static void msg_deactivate(sim *s, sim_msg *m);
+static void rr_remove(sim *s, sim_dest *d);
+
 /* ---- destination windows (S-CON-*, through the core's kernels) ---- */
 
 int sim_dest_ready(const sim *s, const sim_dest *d)
@@ -71,16 +75,21 @@ int sim_dest_ready(const sim *s, const sim_dest *d)
  * now + minimal_backoff_time (S-CON-10), checked by revive_due(). */
 void sim_dest_die(sim *s, sim_dest *d)
 {
-    sim_peer *p;
+    sim_peer *p, *next;
     d->dead = 1;
     d->revive_at = s->now + s->backoff;
-    for (p = d->phead; p; p = p->dnext)
-        if (p->left > 0) {
-            int64_t n = p->left;
-            p->left = 0;
-            p->msg->unselected -= n;
+    for (p = d->phead; p; p = next) {
+        int64_t n = p->left;
+        next = p->dnext;
+        p->left = 0;
+        peer_unlink(p);
+        p->msg->unselected -= n;
+        if (p->msg->unselected == 0)
+            msg_deactivate(s, p->msg);
+        if (n > 0)
             sim_defer_recipients(s, p->msg, n, SIM_K_DEAD);
-        }
+    }
+    rr_remove(s, d);
     if (s->ndead == s->capdead) {
         s->capdead = s->capdead ? s->capdead * 2 : 16;
         s->dead = xrealloc(s->dead, s->capdead * sizeof *s->dead);

@@ -290,11 +290,12 @@ static int param_line(sc_parse *ps, char *text)
         return rc;
     /* a core parameter: the core's own validation (S-EV-2) */
     if (qs_params_set(ps->check, name, value, perr, sizeof perr) < 0)
-        return fail(ps, "%s", perr);
+        return fail(ps, "%s: %s", name, perr);
     sc->params = xrealloc(sc->params, (sc->nparams + 1) * sizeof *sc->params);
     sc->params[sc->nparams].name = xstrdup(name);
     sc->params[sc->nparams].value = xstrdup(value);
-    sc->params[sc->nparams].line = ps->override ? 0 : ps->line;
+    /* a --set line is remembered as -N (the N-th --set) */
+    sc->params[sc->nparams].line = ps->override ? -ps->line : ps->line;
     sc->nparams++;
     return 0;
 }
@@ -409,8 +410,11 @@ static int work_line(sc_parse *ps, int kind, char **w, size_t nw)
         if (strchr(w[i], ':'))
             break;
         v = split_kv(w[i]);
-        if (!v)
-            goto bad_word;
+        if (!v) {
+            fail(ps, "\"%s\": want KEY=VALUE or TRANSPORT:NEXTHOP[*COUNT]",
+                 w[i]);
+            goto out;
+        }
         if (strcmp(w[i], "id") == 0) {
             if (!valid_name(v, 40) || strchr(v, '.')) {
                 fail(ps, "bad id \"%s\" (letters, digits, -_+; no '.'; at "
@@ -962,7 +966,6 @@ static int finish(sc_parse *ps)
     char err[300];
     qs_sched *s;
     if (sc->nwork == 0) {
-        ps->line = 0;
         return fail(ps, "no workload (want at least one message or poisson "
                     "line)");
     }
@@ -993,9 +996,12 @@ static int finish(sc_parse *ps)
             qs_sched_free(s);
         }
         qs_params_free(p);
-        ps->line = k < sc->nparams ? sc->params[k].line : 0;
-        if (ps->line == 0)
+        if (k < sc->nparams)
+            ps->line = sc->params[k].line;
+        if (ps->line < 0) {
             ps->where = "--set";
+            ps->line = -ps->line;
+        }
         return fail(ps, "%s", err);
     }
     return 0;
@@ -1010,6 +1016,7 @@ int sim_scenario_load(const char *fname, char **overrides, size_t noverrides,
     size_t cap = 0, i;
     ssize_t got;
     int rc = 0;
+    long file_lines = 0;
     memset(sc, 0, sizeof *sc);
     memset(&ps, 0, sizeof ps);
     sc->fname = xstrdup(fname);
@@ -1045,6 +1052,7 @@ int sim_scenario_load(const char *fname, char **overrides, size_t noverrides,
     while ((got = getline(&line, &cap, in)) >= 0) {
         size_t len = (size_t)got;
         ps.line++;
+        file_lines = ps.line;
         if (len && line[len - 1] == '\n')
             line[--len] = 0;
         rc = one_line(&ps, line, len);
@@ -1069,6 +1077,7 @@ int sim_scenario_load(const char *fname, char **overrides, size_t noverrides,
     }
     if (!rc) {
         ps.where = fname;
+        ps.line = file_lines;   /* errors about the whole file: its end */
         rc = finish(&ps);
     }
     free(line);

@@ -571,15 +571,31 @@ static sim_conn *conn_open(sim *s, sim_site *site, int h, int transport)
     return c;
 }
 
-/* A job goes back to its peer (its connection failed before running it). */
-static void job_unassign(sim *s, sim_delivery *d)
+/* Does connection c carry a job of message m (running or queued)?  A
+ * message's concurrency is the number of workers (connections) its jobs
+ * occupy, however many of its jobs wait on each. */
+static int conn_carries(sim *s, const sim_conn *c, const sim_msg *m)
+{
+    int64_t i;
+    if (c->running && s->deliveries[c->running - 1].msg == m)
+        return 1;
+    for (i = c->qhead; i >= 0; i = s->deliveries[i].qnext)
+        if (s->deliveries[i].msg == m)
+            return 1;
+    return 0;
+}
+
+/* A job goes back to its peer (its connection failed before running it);
+ * it has already left the connection c. */
+static void job_unassign(sim *s, sim_conn *c, sim_delivery *d)
 {
     sim_peer *p = d->peer;
     sim_msg *m = d->msg;
     p->left += d->nrcpt;
     p->inflight--;
     m->unselected += d->nrcpt;
-    m->concurrency--;
+    if (!conn_carries(s, c, m))
+        m->concurrency--;
     if (p - m->peers < (ptrdiff_t)m->peer_cursor)
         m->peer_cursor = (size_t)(p - m->peers);
     sim_delivery_count(s, d, -1);
@@ -589,6 +605,8 @@ static void job_unassign(sim *s, sim_delivery *d)
 
 static void assign(sim *s, sim_conn *c, sim_delivery *d)
 {
+    if (!conn_carries(s, c, d->msg))
+        d->msg->concurrency++;
     conn_push(s, c, d);
     conn_kick(s, c);
 }
@@ -775,7 +793,6 @@ static int finch_place(sim *s, sim_peer *p)
                 c = conn_open(s, site, choice, t);
         }
         d = take_entry(s, p);
-        m->concurrency++;
         sim_delivery_count(s, d, +1);
         assign(s, c, d);
         return PLACE_DONE;
@@ -875,12 +892,13 @@ void sim_finch_session_failed(sim *s, int64_t sid, int kind)
     rec->retry_gc = rec->retry_at + s->sc->finch.gc;
     /* its jobs are rescheduled */
     if (c->running) {
-        job_unassign(s, &s->deliveries[c->running - 1]);
+        d = &s->deliveries[c->running - 1];
         c->running = 0;
         conn_sync(s, c);
+        job_unassign(s, c, d);
     }
     while ((d = conn_pop(s, c)))
-        job_unassign(s, d);
+        job_unassign(s, c, d);
     c->session = -1;        /* the server frees the session itself */
     conn_close(s, c);
 }
@@ -932,7 +950,10 @@ void sim_policy_done(sim *s, sim_delivery *d, int kind)
         sim_core_done(s, d, kind);
         break;
     case SIM_FINCH:
-        d->msg->concurrency--;
+        /* router: one job per worker; delivery: the connection may still
+         * carry other jobs of the message */
+        if (d->conn < 0 || !conn_carries(s, &s->conns[d->conn], d->msg))
+            d->msg->concurrency--;
         d->peer->inflight--;
         break;
     default:

@@ -45,13 +45,13 @@ expect_err sim-error/set-param '^--set:1: default_destination_concurrency_limit 
     "$Q" sim --set 'default_destination_concurrency_limit = 0' tests/sim/scenarios/table3.scn
 expect_err sim-error/trace-needs-core 'need policy nqmgr' "$Q" sim --set 'policy fifo' --trace "$t/x" tests/sim/scenarios/table3.scn
 # an unwritable output is an error, never exit 0
-"$Q" sim --trace /nonexistent/dir/x tests/sim/scenarios/table3.scn >/dev/null 2>&1
-if [ $? -eq 2 ]; then ok sim-error/unwritable-trace; else no sim-error/unwritable-trace "exit $?"; fi
+"$Q" sim --trace /nonexistent/dir/x tests/sim/scenarios/table3.scn >/dev/null 2>&1; rc=$?
+if [ $rc -eq 2 ]; then ok sim-error/unwritable-trace; else no sim-error/unwritable-trace "exit $rc"; fi
 if [ -w /dev/full ]; then
-    "$Q" sim tests/sim/scenarios/table3.scn >/dev/full 2>/dev/null
-    if [ $? -ne 0 ]; then ok sim-error/stdout-full; else no sim-error/stdout-full "exit 0 on a full device"; fi
+    if "$Q" sim tests/sim/scenarios/table3.scn >/dev/full 2>/dev/null; then
+        no sim-error/stdout-full "exit 0 on a full device"; else ok sim-error/stdout-full; fi
 fi
 # every time unit of the scenario language
 printf 'server a rtt=1500us per_rcpt=0.25 per_msg=2ms greet=0.001m\nstop 1h\nsample 1d\nmessage at=1w smtp:a\n' >"$t/units.scn"
-"$Q" sim "$t/units.scn" >/dev/null 2>"$t/err"
-if [ $? -eq 0 ]; then ok sim-error/time-units; else no sim-error/time-units "$(cat "$t/err")"; fi
+if "$Q" sim "$t/units.scn" >/dev/null 2>"$t/err"; then ok sim-error/time-units
+else no sim-error/time-units "$(cat "$t/err")"; fi

@@ -52,6 +52,7 @@ sim_fb() { # out scenario feedback caching [more --set lines]
 for row in "1/concurrency no 16.5 5.17 0.38 16.667" "1/concurrency yes 16.5 5.17 0.38 16.667" \
            "1/sqrt_concurrency no 24.5 5.28 0.45 25" "1/sqrt_concurrency yes 24.3 5.28 0.46 25" \
            "1 no 49.7 5.63 0.67 50" "1 yes 49.7 5.68 0.70 50"; do
+    # shellcheck disable=SC2086 # the row is split into its fields on purpose
     set -- $row
     n="table3/$(echo "$1" | tr / _)-$2"
     sim_fb "$t/m" "$S/table3.scn" "$1" "$2"

@@ -53,6 +53,7 @@ t0=$(now_ns)
 for g in $FBS; do
     for c in no yes; do
         simfb "$tmp/m" "$S/table3.scn" "$g" "$c"
+        # shellcheck disable=SC2046 # split into the document's fields
         set -- $(doc3 "$g" "$c")
         th=$(awk -v f="$4" 'BEGIN { split(f, a, "/"); printf "%.1f", 100 * a[1] / a[2] }')
         printf '%s\t%s\t%s\t%s\t%s\n' "$g" "$c" "$(get "$tmp/m" deferred_pct)" \
@@ -116,6 +117,7 @@ for tb in 1 2; do
     for g in $FBS; do
         for c in no yes; do
             simfb "$tmp/m" "$S/table$tb.scn" "$g" "$c"
+            # shellcheck disable=SC2046 # split into the document's fields
             set -- $(doc12 $tb "$g" "$c")
             printf '%s\t%s\t%s\t%s\t%s\n' "$g" "$c" "$(get "$tmp/m" deferred_pct)" \
                 "$(get "$tmp/m" conc_avg)" "$(get "$tmp/m" conc_stddev)" >>"$B/table$tb.tsv"

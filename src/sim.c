@@ -1,7 +1,8 @@
 /*
  * sim.c - `qsched sim SCENARIO`: the discrete-event engine around the core.
  *
- * Owns: the command line of the simulator, the event heap and virtual
+ * Owns (spec/sim.md: S-SIM-7 time and determinism, S-SIM-10 trace and
+ * replay): the command line of the simulator, the event heap and virtual
  * clock (microseconds; the core sees whole seconds, S-EV-6), the model
  * objects (transports, next-hop sites, destinations, messages,
  * deliveries), the workload (messages, repeats, Poisson arrivals), and the
@@ -100,6 +101,9 @@ uint64_t sim_rng_below(sim_rng *r, uint64_t n)
 
 /* ---- string map: open addressing, FNV-1a ---- */
 
+/* A deleted slot keeps a tombstone so that probe chains stay intact. */
+static char map_tombstone[1];
+
 struct sim_map {
     char **keys;
     int64_t *vals;
@@ -131,7 +135,8 @@ void sim_map_free(sim_map *m)
     if (!m)
         return;
     for (i = 0; i < m->cap; i++)
-        free(m->keys[i]);
+        if (m->keys[i] != map_tombstone)
+            free(m->keys[i]);
     free(m->keys);
     free(m->vals);
     free(m);
@@ -141,11 +146,24 @@ int64_t sim_map_get(const sim_map *m, const char *key)
 {
     size_t i = (size_t)(fnv(key) & (m->cap - 1));
     while (m->keys[i]) {
-        if (strcmp(m->keys[i], key) == 0)
+        if (m->keys[i] != map_tombstone && strcmp(m->keys[i], key) == 0)
             return m->vals[i];
         i = (i + 1) & (m->cap - 1);
     }
     return -1;
+}
+
+void sim_map_del(sim_map *m, const char *key)
+{
+    size_t i = (size_t)(fnv(key) & (m->cap - 1));
+    while (m->keys[i]) {
+        if (m->keys[i] != map_tombstone && strcmp(m->keys[i], key) == 0) {
+            free(m->keys[i]);
+            m->keys[i] = map_tombstone;
+            return;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
 }
 
 int sim_map_put(sim_map *m, const char *key, int64_t value)
@@ -153,14 +171,19 @@ int sim_map_put(sim_map *m, const char *key, int64_t value)
     size_t i;
     if ((m->n + 1) * 2 > m->cap) {
         sim_map old = *m;
-        size_t k;
-        m->cap *= 2;
+        size_t k, live = 0;
+        for (k = 0; k < old.cap; k++)
+            live += old.keys[k] && old.keys[k] != map_tombstone;
+        /* at most a quarter full after the rehash, which drops tombstones */
+        m->cap = 64;
+        while (m->cap < 4 * (live + 1))
+            m->cap *= 2;
         m->n = 0;
         m->keys = xrealloc(NULL, m->cap * sizeof *m->keys);
         m->vals = xrealloc(NULL, m->cap * sizeof *m->vals);
         memset(m->keys, 0, m->cap * sizeof *m->keys);
         for (k = 0; k < old.cap; k++)
-            if (old.keys[k]) {
+            if (old.keys[k] && old.keys[k] != map_tombstone) {
                 i = (size_t)(fnv(old.keys[k]) & (m->cap - 1));
                 while (m->keys[i])
                     i = (i + 1) & (m->cap - 1);
@@ -173,12 +196,14 @@ int sim_map_put(sim_map *m, const char *key, int64_t value)
     }
     i = (size_t)(fnv(key) & (m->cap - 1));
     while (m->keys[i]) {
-        if (strcmp(m->keys[i], key) == 0) {
+        if (m->keys[i] != map_tombstone && strcmp(m->keys[i], key) == 0) {
             m->vals[i] = value;
             return 0;
         }
         i = (i + 1) & (m->cap - 1);
     }
+    /* (a tombstone is not reused: the grow above keeps the table at most
+     * half full, tombstones included, and drops them) */
     m->keys[i] = xstrdup(key);
     m->vals[i] = value;
     m->n++;
@@ -730,6 +755,7 @@ static void message_create(sim *s, const sim_work *w, int64_t copy)
         s->capmsgs = s->capmsgs ? s->capmsgs * 2 : 64;
         s->msgs = xrealloc(s->msgs, s->capmsgs * sizeof *s->msgs);
     }
+    m->index = s->nmsgs;
     s->msgs[s->nmsgs] = m;
     sim_map_put(s->msg_map, m->id, (int64_t)s->nmsgs);
     s->nmsgs++;
@@ -797,6 +823,8 @@ static void schedule_workload(sim *s)
 }
 
 /* ---- the run ---- */
+
+static void free_finished(sim *s);
 
 static int sim_init(sim *s, const sim_scenario *sc, int baseline)
 {
@@ -900,9 +928,36 @@ static void sim_run(sim *s)
         }
         if (s->dispatch_pending && !s->failed)
             dispatch(s);
+        if (s->nfinished)
+            free_finished(s);
     }
     if (s->now > s->m.f_last)
         sim_metrics_inflight(s, 0);
+}
+
+static void msg_free(sim_msg *m)
+{
+    free(m->id);
+    free(m->g_dest);
+    free(m->g_count);
+    free(m->peers);
+    sim_map_free(m->peer_map);
+    free(m);
+}
+
+/* Finished messages are freed after the event that finished them (the
+ * policy may still look at them during it), so that memory follows the
+ * messages in the system, not all messages ever seen. */
+static void free_finished(sim *s)
+{
+    size_t i;
+    for (i = 0; i < s->nfinished; i++) {
+        sim_msg *m = s->finished[i];
+        sim_map_del(s->msg_map, m->id);
+        s->msgs[m->index] = NULL;
+        msg_free(m);
+    }
+    s->nfinished = 0;
 }
 
 static void sim_free(sim *s)
@@ -912,15 +967,12 @@ static void sim_free(sim *s)
     if (s->core)
         qs_sched_free(s->core);
     qs_params_free(s->params);
-    for (i = 0; i < s->nmsgs; i++) {
-        free(s->msgs[i]->id);
-        free(s->msgs[i]->g_dest);
-        free(s->msgs[i]->g_count);
-        free(s->msgs[i]->peers);
-        sim_map_free(s->msgs[i]->peer_map);
-        free(s->msgs[i]);
-    }
+    free_finished(s);
+    for (i = 0; i < s->nmsgs; i++)
+        if (s->msgs[i])
+            msg_free(s->msgs[i]);
     free(s->msgs);
+    free(s->finished);
     for (i = 0; i < s->ndests; i++) {
         free(s->dests[i]->key);
         free(s->dests[i]);
@@ -961,7 +1013,7 @@ static void usage(FILE *f)
           "happened\n"
           "  --series FILE       TSV time series: in-flight deliveries and "
           "window\n"
-          "  --delays FILE       TSV per message: class, arrival, delay\n"
+          "  --delays FILE       TSV per finished message: class, arrival, delay\n"
           "exit: 0 ok, 2 bad scenario (FILE:LINE: reason) or command line, "
           "3 internal error\n",
           f);
@@ -990,22 +1042,6 @@ static int close_out(FILE *f, const char *name)
         return -1;
     }
     return 0;
-}
-
-static void write_delays(sim *s, FILE *f)
-{
-    size_t i;
-    fputs("id\tclass\tarrive\trcpts\tdelivered\tdeferred\tdelay\n", f);
-    for (i = 0; i < s->nmsgs; i++) {
-        sim_msg *m = s->msgs[i];
-        if (m->delivered + m->deferred != m->nrcpt)
-            continue;
-        fprintf(f, "%s\t%s\t%.6f\t%lld\t%lld\t%lld\t%.6f\n", m->id,
-                s->classes[m->cls].name, (double)m->arrive / SIM_SEC,
-                (long long)m->nrcpt, (long long)m->delivered,
-                (long long)m->deferred,
-                (double)(m->last_done - m->arrive) / SIM_SEC);
-    }
 }
 
 int qs_sim_main(int argc, char **argv)
@@ -1108,6 +1144,11 @@ int qs_sim_main(int argc, char **argv)
         rc = 2;
     if (series && !(s.series = open_out(series)))
         rc = 2;
+    if (delays && !(s.delays = open_out(delays)))
+        rc = 2;
+    if (s.delays)
+        fputs("id\tclass\tarrive\trcpts\tdelivered\tdeferred\tdelay\n",
+              s.delays);
     if (!rc) {
         sim_run(&s);
         if (!s.failed && sc.inflation) {
@@ -1124,20 +1165,10 @@ int qs_sim_main(int argc, char **argv)
             rc = 3;
         } else {
             sim_metrics_print(&s, stdout, json, have_base ? &base : NULL);
-            if (delays) {
-                FILE *f = open_out(delays);
-                if (!f)
-                    rc = 2;
-                else {
-                    write_delays(&s, f);
-                    if (close_out(f, delays))
-                        rc = 2;
-                }
-            }
         }
     }
     if (close_out(s.trace, trace) || close_out(s.decisions, decisions) ||
-        close_out(s.series, series))
+        close_out(s.series, series) || close_out(s.delays, delays))
         rc = rc ? rc : 2;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "qsched sim: write error on standard output\n");

@@ -282,6 +282,7 @@ typedef struct sim_peer {
 
 typedef struct sim_msg {
     char *id;
+    size_t index;         /* in sim.msgs (NULL there once freed) */
     int cls;
     int bulk;
     sim_us arrive;
@@ -411,6 +412,8 @@ struct sim {
     sim_msg **msgs;
     size_t nmsgs, capmsgs;
     sim_msg *mhead, *mtail;       /* policies' active list */
+    sim_msg **finished;           /* finished during this event: to free */
+    size_t nfinished, capfinished;
     sim_dest **dead;              /* policies: dead destinations */
     size_t ndead, capdead;
     int64_t msgs_open;            /* arrived, not finished */
@@ -427,7 +430,7 @@ struct sim {
     sim_us backoff;               /* minimal_backoff_time */
     /* options */
     int baseline;         /* this run only has the bulk class */
-    FILE *series;
+    FILE *series, *delays;
     sim_us next_sample;
     size_t rr_transport;  /* policies: round-robin over transports */
     int dispatch_pending;
@@ -548,6 +551,7 @@ void sim_map_free(sim_map *m);
 /* Returns the value for key, or -1. */
 int64_t sim_map_get(const sim_map *m, const char *key);
 int sim_map_put(sim_map *m, const char *key, int64_t value);
+void sim_map_del(sim_map *m, const char *key);
 
 /* qsched sim ... (cli.c dispatches here) */
 int qs_sim_main(int argc, char **argv);

@@ -2,7 +2,7 @@
  * sim_client.c - the delivery agents of `qsched sim` for the Postfix-style
  * policies (nqmgr through the core, oqmgr, FIFO).
  *
- * Owns: what one Postfix smtp(8) process does with one delivery request:
+ * Owns (spec/sim.md, S-SIM-8): what one Postfix smtp(8) process does with one delivery request:
  * take an idle cached session to the next-hop if there is one (connection
  * caching, smtp_connection_cache_on_demand), else connect to the site's
  * hosts in order (MX fallback: a connection or handshake failure moves on

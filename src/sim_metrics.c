@@ -1,7 +1,7 @@
 /*
  * sim_metrics.c - what `qsched sim` measures and how it prints it.
  *
- * Owns: the counters and statistics of a run and their TSV / JSON forms
+ * Owns (spec/sim.md, S-SIM-11): the counters and statistics of a run and their TSV / JSON forms
  * (spec/sim.md, "Metrics"):
  *   - % deferred on first delivery attempts, as the document measures it
  *     ("All results ... are based on the first delivery runs only"):
@@ -109,6 +109,17 @@ void sim_metrics_message_done(sim *s, sim_msg *m)
     if (m->last_done > c->last_done)
         c->last_done = m->last_done;
     s->msgs_open--;
+    if (s->delays)
+        fprintf(s->delays, "%s\t%s\t%.6f\t%lld\t%lld\t%lld\t%.6f\n", m->id,
+                c->name, (double)m->arrive / SIM_SEC, (long long)m->nrcpt,
+                (long long)m->delivered, (long long)m->deferred,
+                (double)(m->last_done - m->arrive) / SIM_SEC);
+    if (s->nfinished == s->capfinished) {
+        s->capfinished = s->capfinished ? s->capfinished * 2 : 64;
+        s->finished = xrealloc(s->finished,
+                               s->capfinished * sizeof *s->finished);
+    }
+    s->finished[s->nfinished++] = m;
 }
 
 void sim_series_sample(sim *s)

@@ -3,7 +3,8 @@
  * the core: oqmgr-style round-robin by destination, plain FIFO, and Tony
  * Finch's scheduler (allowed_new_worker, next_router_job, destdb).
  *
- * Owns: for these policies, the queue manager's part: messages in arrival
+ * Owns (spec/sim.md, S-SIM-12): for these policies, the queue manager's
+ * part: messages in arrival
  * order, their recipients per destination ("peers"), the destination
  * windows, the choice of the next delivery, and for Finch the connections
  * with their job queues.  nqmgr is not here: the core (src/sched.c) is

@@ -1,7 +1,9 @@
 /*
  * sim_scenario.c - the scenario language of `qsched sim` (spec/sim.md).
  *
- * Owns: reading a scenario file into a sim_scenario: core parameters
+ * Owns: reading a scenario file into a sim_scenario (spec/sim.md, S-SIM-1
+ * lines and errors, S-SIM-2 parameters, S-SIM-3 policy, S-SIM-4 servers,
+ * S-SIM-5 workload, S-SIM-6 run control): core parameters
  * (checked by the core's own qs_params_set, so a scenario accepts exactly
  * the parameters a stream accepts), the smtp(8) client parameters the
  * simulator plays, the policy, the server models per next-hop and the

@@ -1,7 +1,7 @@
 /*
  * sim_server.c - the network and the remote SMTP servers of `qsched sim`.
  *
- * Owns: what happens between a client's connect() and the end of an SMTP
+ * Owns (spec/sim.md, S-SIM-9): what happens between a client's connect() and the end of an SMTP
  * transaction: the listen queue of a server with a process limit (and what
  * its TCP stack does when that queue is full), the server's active
  * concurrency limiter (421 and hang-up above S sessions), load balancers

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/sh/sim-errors.sh - bad scenarios are refused as a whole (spec/sim.md,
-# "Errors"; the simulator's counterpart of S-EV-10).
+# tests/sh/sim-errors.sh - bad scenarios are refused as a whole (S-SIM-1..6;
+# the simulator's counterpart of S-EV-10).
 #
 # Owns: every fixture tests/sim/errors/NAME.scn must make `qsched sim`
 # exit 2 with exactly the first stderr line in NAME.err (FILE:LINE: reason)

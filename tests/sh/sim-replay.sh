@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/sh/sim-replay.sh - `qsched sim` is deterministic and its --trace is
-# a valid event stream that replays to the same decisions (spec/sim.md,
-# "Trace and replay").
+# a valid event stream that replays to the same decisions (S-SIM-7,
+# S-SIM-10, S-SIM-11 formats).
 #
 # Owns: (1) same scenario and seed -> byte-identical metrics, TSV and JSON,
 # and another seed -> different numbers where the scenario draws random

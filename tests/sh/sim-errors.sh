@@ -50,6 +50,10 @@ if [ $rc -eq 2 ]; then ok sim-error/unwritable-trace; else no sim-error/unwritab
 if [ -w /dev/full ]; then
     if "$Q" sim tests/sim/scenarios/table3.scn >/dev/full 2>/dev/null; then
         no sim-error/stdout-full "exit 0 on a full device"; else ok sim-error/stdout-full; fi
+elif [ "${CI:-}" = true ]; then
+    no sim-error/stdout-full "no writable /dev/full to test with"
+else
+    echo "skip sim-error/stdout-full: no writable /dev/full"
 fi
 # every time unit of the scenario language
 printf 'server a rtt=1500us per_rcpt=0.25 per_msg=2ms greet=0.001m\nstop 1h\nsample 1d\nmessage at=1w smtp:a\n' >"$t/units.scn"

@@ -55,7 +55,10 @@ done
 replay table1 "$S/table1.scn"
 replay table2-small "$S/table2.scn" --set 'message at=0 id=M1 smtp:busy.example*4000'
 replay loadbalancer "$S/loadbalancer.scn" --set 'stop 120'
-replay bulk-small-k2 "$S/bulk-small.scn" --set 'default_delivery_slot_cost = 2'
+# (a 2000-recipient list: --check-invariants walks the whole state per event)
+replay bulk-small-k2 "$S/bulk-small.scn" --set 'default_delivery_slot_cost = 2' \
+    --set 'message at=0 id=LIST class=bulk smtp:list{1..2000}.example' \
+    --set 'poisson rate=2 start=1 stop=90 id=S class=small smtp:small{1..100}.example'
 replay outage "$S/outage.scn"
 replay postfix-profile "$S/table3.scn" --set 'profile postfix'
 # the outage replay exercises dead destinations and revival

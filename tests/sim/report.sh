@@ -134,8 +134,8 @@ roundup(1/g) successes; the next connection meets the limiter, and the
 failure is enough. One cycle: roundup(1/g) successes and one failure,
 defer rate 1/(1+roundup(1/g)). For g = 1/N at N = 5 that is 1/6; for
 1/sqrt(N), 1/sqrt(5) = 0.447, three successes: 1/4; for 1: 1/2. The model
-lands within 0.7 points of the theory and of the document; the 1/N row is
-exactly 165 rejected deliveries of 1000 (the last cycle is cut short).
+lands within 0.7 points of the theory and of the document (1/N: 165
+rejected deliveries of 1000, about 1000/6).
 With caching the numbers are the same, as in the document: the cached
 session counts at the limiter like a connected one, so the extra delivery
 after a step up still opens a sixth session.
@@ -175,8 +175,8 @@ L = C - P - Q connections are in limbo. A freed queue place is taken by the
 client's next connection a few milliseconds later, before any
 retransmission arrives, so limbo connections essentially always time out,
 after T: deferral = (L/T) / (L/T + 2.5). With the measured in-flight
-average C: \`hand_pct\`. For the document's 19.4 and Q = 8, T = 30 s: 8.0%;
-with Q = 6 (Linux), T = 300 s: 1.17%.
+average C: \`hand_pct\`. With the document's own averages: C = 19.4, Q = 8,
+T = 30 s gives 7.9%; C = 19.8, Q = 6, T = 300 s gives 1.17%.
 
 ### Table 1 (30 s connect timeout)
 

@@ -176,7 +176,7 @@ client's next connection a few milliseconds later, before any
 retransmission arrives, so limbo connections essentially always time out,
 after T: deferral = (L/T) / (L/T + 2.5). With the measured in-flight
 average C: \`hand_pct\`. With the document's own averages: C = 19.4, Q = 8,
-T = 30 s gives 7.9%; C = 19.8, Q = 6, T = 300 s gives 1.17%.
+T = 30 s gives 7.9%; C = 19.8, Q = 6, T = 300 s gives 1.16%.
 
 ### Table 1 (30 s connect timeout)
 

@@ -32,9 +32,11 @@ SOFILE  := libqsched.so.$(VERSION)
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
             src/assign.c src/check.c
-# Around the core: parser, printers, generator, verifier, CLI.
+# Around the core: parser, printers, generator, verifier, CLI, simulator.
+SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
+            src/sim_policy.c src/sim_metrics.c
 CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
-            src/conformance.c
+            src/conformance.c $(SIM_SRC)
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -145,3 +147,4 @@ bench: $(BUILD)/qsched
 -include fuzz/fuzz.mk
 -include proofs/bmc.mk
 -include tests/conformance.mk
+-include tests/experiments.mk

@@ -48,6 +48,8 @@ static const struct subcommand {
     {"gen", qs_gen_main,
      "gen --seed N [--profile P] [--size S] [--mix MIX]\n"
      "                                    write a random valid event stream"},
+    {"sim", qs_sim_main,
+     "sim [OPTIONS] SCENARIO  simulate servers and traffic (qsched sim --help)"},
     {"conformance", qs_conformance_main,
      "conformance --impl CMD [--profile P] [--junit FILE] [--tap]\n"
      "                                    run the conformance suite against "

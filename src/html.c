@@ -33,8 +33,10 @@
  * external URL, every script, style and picture is inline.
  *
  * Bad input: like the text trace, the page shows the valid prefix and the
- * error (FILE:LINE: reason) and the exit status is 2.
+ * error (FILE:LINE: reason) and the exit status is 2; a broken invariant
+ * (--check-invariants) 3; a page that cannot be written 4 (qsched(1)).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -951,17 +953,40 @@ static void profile_name(const char *line, size_t len, char *out,
         snprintf(out, outlen, "%s", name);
 }
 
+/* One line of the stream into *b (without its newline): at most
+ * QS_LINE_MAX + 1 bytes are kept, so a longer line is refused by the
+ * parser as too long without being held whole (S-EV-1).  Returns 1, 0 at
+ * the end of input, -1 on a read error (errno set). */
+static int read_line(FILE *in, hbuf *b)
+{
+    int c, any = 0;
+    b->n = 0;
+    hb_grow(b, 1);
+    while ((c = getc(in)) != EOF) {
+        any = 1;
+        if (c == '\n')
+            return 1;
+        if (b->n <= (size_t)QS_LINE_MAX) {
+            hb_grow(b, 1);
+            b->p[b->n++] = (char)c;
+        }
+    }
+    if (ferror(in))
+        return -1;
+    return any;
+}
+
 int qs_html_run(FILE *in, const char *fname, const char *profile, int check,
                 int page, FILE *out, FILE *errf)
 {
     model m;
     qs_stream *st;
-    char err[512], prof[32], *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = 0;
+    char err[1024], prof[32], esc[600];
+    hbuf lb = {0};
+    int rc = 0, got;
     memset(&m, 0, sizeof m);
     snprintf(prof, sizeof prof, "%s", profile ? profile : "document");
+    qs_escape(esc, sizeof esc, fname);
     st = qs_stream_new(fname, model_sink, &m);
     if (!st)
         hoom();
@@ -972,12 +997,10 @@ int qs_html_run(FILE *in, const char *fname, const char *profile, int check,
         model_free(&m);
         return 2;
     }
-    while ((n = getline(&line, &cap, in)) >= 0) {
-        size_t len = (size_t)n;
-        int kind;
-        if (len && line[len - 1] == '\n')
-            len--;
-        kind = line_kind(line, len);
+    while ((got = read_line(in, &lb)) > 0) {
+        const char *line = lb.p;
+        size_t len = lb.n;
+        int kind = line_kind(line, len);
         if ((rc = qs_stream_line(st, line, len, err, sizeof err)) != 0)
             break; /* a failed line changes nothing and has no record */
         if (kind == 2) {
@@ -998,23 +1021,22 @@ int qs_html_run(FILE *in, const char *fname, const char *profile, int check,
         }
         if (check && qs_stream_sched(st) &&
             qs_check_invariants(qs_stream_sched(st), err, sizeof err) < 0) {
-            char why[512];
-            memcpy(why, err, sizeof why);
-            snprintf(err, sizeof err, "%s:%ld: invariant broken: %.400s",
-                     fname, qs_stream_lineno(st), why);
+            char why[400];
+            qs_escape(why, sizeof why, err);
+            snprintf(err, sizeof err, "%s:%ld: invariant broken: %s", esc,
+                     qs_stream_lineno(st), why);
             rc = 3;
             break;
         }
     }
-    free(line);
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, sizeof err, "%s: read error", fname);
+    if (got < 0 && rc == 0) {
+        snprintf(err, sizeof err, "%s:%ld: cannot read: %s", esc,
+                 qs_stream_lineno(st) + 1, strerror(errno));
         rc = 2;
     }
+    free(lb.p);
     if (rc == 0)
         rc = qs_stream_finish(st, err, sizeof err);
-    if (rc)
-        fprintf(errf, "%s\n", err);
     if (page)
         write_page(out, &m, fname, prof, rc ? err : NULL,
                    qs_stream_sched(st));
@@ -1023,9 +1045,14 @@ int qs_html_run(FILE *in, const char *fname, const char *profile, int check,
                     qs_stream_sched(st));
     qs_stream_free(st);
     model_free(&m);
+    /* the page first, then the diagnostic (2>&1 order); an incomplete
+     * page is never exit 0 (qsched(1): 4, output error) */
     if (fflush(out) != 0 || ferror(out)) {
-        fprintf(errf, "qsched: write error\n");
-        return 2;
+        fprintf(errf, "qsched: cannot write to standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return 4;
     }
+    if (rc)
+        fprintf(errf, "%s\n", err);
     return rc;
 }

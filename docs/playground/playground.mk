@@ -1,6 +1,6 @@
 # docs/playground/playground.mk - `make playground`: the qsched command
 # compiled to WebAssembly (the same sources as build/qsched: CORE_SRC,
-# CLI_SRC, MAIN_SRC and the embedded viewer) and the playground page that
+# CLI_SRC but conformance.c, MAIN_SRC and the embedded viewer) and the playground page that
 # runs it, in $(BUILD)/playground/ (index.html, self-contained; qsched.wasm
 # beside it for node and other hosts).
 #
@@ -11,14 +11,17 @@ WASM_CC ?= clang
 WASI_SYSROOT ?=
 WASM_CFLAGS = --target=wasm32-wasi $(if $(WASI_SYSROOT),--sysroot=$(WASI_SYSROOT)) \
 	-O2 $(CSTD) $(WARN) -D_POSIX_C_SOURCE=200809L -Isrc \
-	-DQSCHED_VERSION='"$(VERSION)"'
+	$(DEFS)
 PLAYGROUND := $(BUILD)/playground
-WASM_SRC = $(CORE_SRC) $(CLI_SRC) $(MAIN_SRC) $(BUILD)/gen/viewer.c
+# src/conformance.c runs other programs (fork, exec, signals), which WASI
+# has not: docs/playground/wasm-stubs.c stands in for it.
+WASM_CLI_SRC = $(filter-out src/conformance.c,$(CLI_SRC)) docs/playground/wasm-stubs.c
+WASM_SRC = $(CORE_SRC) $(WASM_CLI_SRC) $(MAIN_SRC) $(BUILD)/gen/viewer.c
 
 .PHONY: playground
 playground: $(PLAYGROUND)/index.html
 
-$(PLAYGROUND)/qsched.wasm: $(CORE_SRC) $(CLI_SRC) $(MAIN_SRC) $(BUILD)/gen/viewer.c $(wildcard src/*.h)
+$(PLAYGROUND)/qsched.wasm: $(CORE_SRC) $(WASM_CLI_SRC) $(MAIN_SRC) $(BUILD)/gen/viewer.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(WASM_CC) $(WASM_CFLAGS) -o $@ $(WASM_SRC) -lm
 

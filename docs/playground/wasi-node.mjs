@@ -22,7 +22,9 @@ export async function runWasm(module, args, stdinPath = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qsched-wasi-'));
   const outPath = path.join(dir, 'out'), errPath = path.join(dir, 'err');
   const out = fs.openSync(outPath, 'w'), err = fs.openSync(errPath, 'w');
-  const inp = fs.openSync(stdinPath || '/dev/null', 'r');
+  const emptyPath = path.join(dir, 'empty');
+  if (!stdinPath) fs.writeFileSync(emptyPath, '');
+  const inp = fs.openSync(stdinPath || emptyPath, 'r');
   const wasi = new WASI({ version: 'preview1', args: ['qsched', ...args], env: {},
     preopens: {}, stdin: inp, stdout: out, stderr: err, returnOnExit: true });
   const inst = await WebAssembly.instantiate(module, wasi.getImportObject());

@@ -186,6 +186,24 @@ run_errors() { # qsched-binary label
     done
 }
 
+# asan_runner QSCHED: `qsched conformance` itself under the sanitizers, on
+# the hand-written vectors, against itself (all pass) and against an
+# adapter that breaks every second delivery (reports, TAP, JUnit written)
+asan_runner() {
+    printf '#!/bin/sh\n"%s" "$@" | sed "1,/^deliver D2 /s/^deliver D2 \\(.*\\) 1$/deliver D2 \\1 2/"\n' \
+        "$1" >"$tmp/broken"
+    chmod +x "$tmp/broken"
+    "$1" conformance --impl "$1" -q tests/conformance/hand/*.events >"$tmp/ar.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -q 'Sanitizer\|runtime error' "$tmp/ar.out"; then ok; else
+        bad asan:conformance-runner "exit $rc: $(grep -m1 'Sanitizer\|runtime error\|FAIL' "$tmp/ar.out")"; fi
+    "$1" conformance --impl "$tmp/broken" --tap --junit "$tmp/ar.xml" \
+        tests/conformance/hand/*.events >"$tmp/ar.out" 2>&1
+    rc=$?
+    if [ $rc -eq 1 ] && [ -s "$tmp/ar.xml" ] && ! grep -q 'Sanitizer\|runtime error' "$tmp/ar.out"; then ok; else
+        bad asan:conformance-runner-failures "exit $rc: $(grep -m1 'Sanitizer\|runtime error' "$tmp/ar.out")"; fi
+}
+
 # valgrind_subset: the largest golden stream of each family (the name up
 # to its first "-": con, mem, pre, demo, readme), with --explain --stats
 # --check-invariants, in text and in JSON Lines: most of the code per
@@ -258,12 +276,14 @@ if [ "$mode" = check ]; then
         begin asan
         if command -v clang >/dev/null 2>&1; then
             san="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-            if make -s BUILD=build/asan CC=clang OPT="$san" all >"$tmp/asan.log" 2>&1; then
+            if make -s BUILD=build/asan CC=clang OPT="$san" build/asan/qsched \
+                 build/asan/libqsched.a >"$tmp/asan.log" 2>&1; then
                 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
                 export ASAN_OPTIONS UBSAN_OPTIONS
                 run_units "$top/build/asan" clang "$san" "asan:"
                 run_golden "$top/build/asan/qsched" "asan:"
                 run_errors "$top/build/asan/qsched" "asan:"
+                asan_runner "$top/build/asan/qsched"
                 unset ASAN_OPTIONS UBSAN_OPTIONS
             else
                 bad "asan-build" "$(tail -3 "$tmp/asan.log")"

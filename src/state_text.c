@@ -79,6 +79,11 @@ size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
         sb_printf(&b, "transport %s: %lld in flight (process limit %d), "
                   "pool %lld\n  job list:", t->name, (long long)t->in_flight,
                   t->process_limit, (long long)t->rcpt_unused);
+        /* The job list in the scheduler's order, which after preemptions
+         * is no longer arrival order: the order in which the selection
+         * walk of S-PRE-2 will look at the jobs.  The maximum is the
+         * S-MEM-8 estimate, so it shrinks as unread recipients turn out
+         * to belong to other transports or to join existing entries. */
         for (j = t->jhead; j; j = j->lnext)
             sb_printf(&b, " %s%s(level %d, counter %lld, selected %lld/%lld"
                       "%s%s)", j == t->job_current ? "*" : "",
@@ -155,7 +160,9 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                   (long long)m->rcpt_count, (long long)m->rcpt_limit,
                   (long long)m->refill_time, (long long)m->delivered,
                   (long long)m->deferred);
-    /* waiting messages: only their order matters until they enter */
+    /* waiting messages: only their order matters until they enter (the
+     * incoming queue is first come, first served, S-MEM-2); their counts
+     * are all still unread and appear in the last section */
     for (m = s->incoming_head; m; m = m->next)
         sb_printf(&b, "W%s;", m->id);
     for (t = s->xhead; t; t = t->next) {

@@ -72,3 +72,4 @@ bench: $(BUILD)/qsched
 -include fuzz/fuzz.mk
 -include proofs/bmc.mk
 -include tests/conformance.mk
+-include tests/postfix/postfix.mk

@@ -1,0 +1,86 @@
+# tests/postfix/postfix.mk - differential testing against Postfix's own
+# queue manager (issue 14).  Included from the Makefile.
+#
+# Owns: fetching Debian's source package (tests/postfix/fetch.sh, private
+# apt configuration, cached under $(BUILD)/postfix), compiling Postfix's
+# src/qmgr files unchanged with the util/global files they need, linking
+# them with the harness's infrastructure stubs (tests/postfix/harness/)
+# into $(BUILD)/postfix/pfqmgr, and the targets
+#   make postfix-harness            build pfqmgr
+#   make postfix-diff [STREAMS=N] [SEED=S] [JOBS=J]
+#   make postfix-diff-long          >= 10,000 generated streams
+# tests/postfix/README.md explains the harness; spec/profiles.md records
+# the figures.  No Postfix source is ever copied into the repository:
+# everything Postfix lives under $(BUILD) (ignored by git).
+
+PFX_BUILD   := $(BUILD)/postfix
+PFX_TREE    := $(PFX_BUILD)/src/src
+PFX_STAMP   := $(PFX_BUILD)/VERSION
+PFX_DEFS    := -DLINUX6 -DNO_DB -DNO_NIS -DNO_NISPLUS -DNO_PCRE -DNO_LMDB \
+               -DNO_EAI -DNO_KQUEUE -DNO_DEVPOLL -DNO_EPOLL
+PFX_INC     := -I$(PFX_TREE)/util -I$(PFX_TREE)/global -I$(PFX_TREE)/master
+# Postfix's code is compiled as Postfix compiles it, not to our warning
+# standard: it is not ours and must stay unchanged.
+PFX_CFLAGS  := -O1 -g -w $(PFX_DEFS) $(PFX_INC)
+
+# The queue manager: every file of src/qmgr except qmgr_error.c (the
+# retry/error transports, outside the model: tests/postfix/harness/pfh-log.c)
+# and qmgr_bounce.c (unused without the error transport).
+PFX_QMGR    := qmgr qmgr_active qmgr_defer qmgr_deliver qmgr_enable \
+               qmgr_entry qmgr_feedback qmgr_job qmgr_message qmgr_move \
+               qmgr_peer qmgr_queue qmgr_scan qmgr_transport
+# Pure utility code: memory, strings, streams, tables, attribute protocol.
+PFX_UTIL    := mymalloc vstring vbuf vstream vbuf_print htable argv \
+               concatenate lowercase alldig allascii split_at split_nameval \
+               name_code sane_time attr_print0 attr_scan0 timed_read \
+               timed_write argv_split base64_code hash_fnv poll_fd \
+               printable strcasecmp_utf8 casefold valid_utf8_string \
+               vstring_vstream warn_stat mystrtok
+# Pure global code: recipients, DSNs, queue file records, parameters.
+PFX_GLOBAL  := recipient_list dsn dsn_buf dsb_scan dsn_util dsn_print \
+               rcpt_print msg_stats_print record rec_attr_map verp_sender \
+               split_addr mail_conf_int mail_conf_str mail_conf_time \
+               mail_conf_bool mail_conf_long conv_time off_cvt
+
+PFX_OBJ     := $(PFX_QMGR:%=$(PFX_BUILD)/obj/qmgr/%.o) \
+               $(PFX_UTIL:%=$(PFX_BUILD)/obj/util/%.o) \
+               $(PFX_GLOBAL:%=$(PFX_BUILD)/obj/global/%.o)
+PFH_SRC     := $(wildcard tests/postfix/harness/*.c)
+PFH_OBJ     := $(PFH_SRC:tests/postfix/harness/%.c=$(PFX_BUILD)/obj/harness/%.o)
+PFQMGR      := $(PFX_BUILD)/pfqmgr
+# The harness is ours: our warning standard, with Postfix's headers as
+# system headers.
+PFH_CFLAGS  := -std=c11 -D_DEFAULT_SOURCE $(WARN) $(OPT) $(PFX_DEFS) \
+               $(PFX_INC:-I%=-isystem %) -isystem $(PFX_TREE)/qmgr
+
+.PHONY: postfix-fetch postfix-harness postfix-diff postfix-diff-long
+
+$(PFX_STAMP):
+	sh tests/postfix/fetch.sh $(BUILD)
+
+postfix-fetch: $(PFX_STAMP)
+
+$(PFX_BUILD)/obj/qmgr/%.o: $(PFX_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PFX_CFLAGS) $(if $(filter qmgr,$*),-Dmain=pfh_postfix_qmgr_main) \
+	  -c -o $@ $(PFX_TREE)/qmgr/$*.c
+
+$(PFX_BUILD)/obj/util/%.o: $(PFX_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PFX_CFLAGS) -c -o $@ $(PFX_TREE)/util/$*.c
+
+$(PFX_BUILD)/obj/global/%.o: $(PFX_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PFX_CFLAGS) -c -o $@ $(PFX_TREE)/global/$*.c
+
+$(PFX_BUILD)/obj/harness/%.o: tests/postfix/harness/%.c \
+    tests/postfix/harness/pfh.h $(PFX_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PFH_CFLAGS) \
+	  -DPFH_DEBIAN_VERSION='"$(shell cat $(PFX_STAMP) 2>/dev/null)"' \
+	  -c -o $@ $<
+
+$(PFQMGR): $(PFH_OBJ) $(PFX_OBJ)
+	$(CC) $(OPT) -o $@ $^
+
+postfix-harness: $(PFQMGR)

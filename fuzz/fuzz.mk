@@ -31,8 +31,7 @@ FUZZ_VARIANT   ?= plain
 FUZZ_TOLERATE  ?=
 FUZZ_HARNESSES := text struct
 FUZZ_AFL_CC    ?= afl-clang-fast
-FUZZ_CORE_SRC  := src/kernels.c src/params.c src/map.c src/sched.c \
-                  src/check.c src/events.c src/trace.c
+FUZZ_CORE_SRC  := $(CORE_SRC) src/events.c src/trace.c
 FUZZ_DEPS      := fuzz/common.c fuzz/common.h fuzz/fuzz.mk $(FUZZ_CORE_SRC) \
                   $(wildcard src/*.h)
 FUZZ_FLAGS     := -std=c11 -Wall -Wextra -Werror -Wshadow \

@@ -2,7 +2,7 @@
  * proofs/model.c - proof-only compositions of the kernels of src/kernels.c.
  *
  * Owns: the statements that are about SEVERAL kernels used together, the
- * way src/sched.c uses them, and that no single kernel contract can say:
+ * way the core (src/preempt.c, memory.c, concurrency.c) uses them, and that no single kernel contract can say:
  *  - the preemption decision (gate, then test) never fires on an empty
  *    counter or with preemption disabled (S-PRE-2, S-PRE-3, S-PRE-7);
  *  - charge on preempt then refund on pop leaves the original parent paying
@@ -15,12 +15,12 @@
  *    [1, limit] and its success/failure in range, and declare it dead
  *    exactly when the cohort rule says so (S-CON-3..8, S-PFX-1..3).
  * Exists because kernels.c has no function for these compositions (the
- * pool transfers and the feedback sequences are inline code in sched.c):
+ * pool transfers and the feedback sequences are inline code in the core):
  * each function below is a small model of that inline code, written with
  * the same kernel calls in the same order, and proved by WP from the kernel
  * contracts alone (modular proof: the kernels' bodies are not looked at).
  * Nothing here is linked into qsched; `make proofs` only checks that it
- * compiles (with the kernels it includes).  Where sched.c must keep matching these models is said next to
+ * compiles (with the kernels it includes).  Where the core must keep matching these models is said next to
  * each one, and in proofs/README.md.
  */
 /* The kernels, with their contracts and logic definitions (qs_unit,
@@ -48,7 +48,7 @@ void qs_model_after_success(struct qs_dest_model *q, int busy, int init,
                             int limit, int form, double base, int postfix);
 
 /* ------------------------------------------------------------------------
- * Preemption decision (sched.c job_preempt, with qs_select's k >= 2 test).
+ * Preemption decision (preempt.c qsi_job_preempt, with select.c's k >= 2 test).
  * S-PRE-2 step 2: preemption is tried only for k >= 2 (k = 0 disables it,
  * k = 1 degenerates and is disabled as in Postfix).  S-PRE-3: the gate.
  * S-PRE-7: the test, for the best candidate's `needed` slots.
@@ -85,7 +85,7 @@ int qs_model_preempt(long long slots_available, long long max_entries,
 }
 
 /* ------------------------------------------------------------------------
- * Charge then refund (sched.c job_preempt, then job_pop).  The child's
+ * Charge then refund (preempt.c qsi_job_preempt, then qsi_job_pop).  The child's
  * slots_used starts at -needed (S-PRE-8 step 5) and grows by one per entry
  * it selects (S-PRE-4), so after selecting `used` entries it is
  * used - needed.
@@ -126,7 +126,7 @@ long long qs_model_charge_refund(long long parent_available, long long needed,
 }
 
 /* ------------------------------------------------------------------------
- * A fitting candidate's charge (sched.c job_candidate_scan + job_preempt):
+ * A fitting candidate's charge (preempt.c job_candidate_scan + qsi_job_preempt):
  * needed <= max_slots = (MIN - selected + counter) / k, so the charge
  * needed * k is at most MIN - selected + counter, and the counter ends
  * >= selected - MIN >= -QS_COUNT_MAX.  This is why the counter ranges of
@@ -164,7 +164,7 @@ long long qs_model_fitting_charge(long long min_entries, long long selected,
 /* ------------------------------------------------------------------------
  * Recipient pools (S-MEM-5, S-MEM-6).  One transport's pool, the job that
  * gives or takes slots and its message, and the first unread job and its
- * message (sched.c job_move_limits, job_preempt, job_link).
+ * message (memory.c qsi_job_move_limits, preempt.c qsi_job_preempt, jobs.c job_link).
  * ------------------------------------------------------------------------ */
 struct qs_pool_model {
     long long job_limit, job_count;       /* the job: limit(j), count(j) */
@@ -269,7 +269,7 @@ void qs_model_link(struct qs_pool_model *p)
 }
 
 /* ------------------------------------------------------------------------
- * Concurrency feedback (sched.c feedback_positive / feedback_negative).
+ * Concurrency feedback (concurrency.c feedback_positive / feedback_negative).
  * ------------------------------------------------------------------------ */
 struct qs_dest_model {
     int window;

@@ -6,10 +6,9 @@
 #ifndef QSCHED_CLI_H
 #define QSCHED_CLI_H
 
+#include "gen.h"     /* qs_gen_main: qsched gen (src/gen.c) */
+#include "verify.h"  /* qs_verify_main: qsched verify (src/verify.c) */
+
 int qs_cli_main(int argc, char **argv);
-/* qsched verify EVENTS TRACE (src/verify.c) */
-int qs_verify_main(int argc, char **argv);
-/* qsched gen --seed N [--profile P] [--size S] (src/gen.c) */
-int qs_gen_main(int argc, char **argv);
 
 #endif

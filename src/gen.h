@@ -27,4 +27,8 @@ typedef struct qs_gen_options {
 int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
                  size_t errlen);
 
+/* qsched gen --seed N [--profile P] [--size S] [--mix M] [--check]: the
+ * command line around qs_gen_write (exit status as qs_gen_write's). */
+int qs_gen_main(int argc, char **argv);
+
 #endif

@@ -45,7 +45,7 @@
   predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
   predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
   // k as a divisor (S-PRE-5, S-PRE-7) and k in a product (any setting,
-  // 0 included; sched.c runs preemption only for k >= 2, S-PRE-2).
+  // 0 included; select.c runs preemption only for k >= 2, S-PRE-2).
   predicate qs_cost(integer k)   = 1 <= k <= QS_COST_MAX;
   predicate qs_cost0(integer k)  = 0 <= k <= QS_COST_MAX;
 

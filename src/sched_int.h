@@ -3,8 +3,11 @@
  * ("The structures used by nqmgr"): message, recipient entry, transport,
  * destination queue, peer, job (S-PRE-1).
  *
- * Owns: the layout shared by sched.c (the algorithm) and check.c (the
- * invariant checker).  Not part of the public API: embedders use qsched.h.
+ * Owns: the layout shared by the core files (sched.c, concurrency.c,
+ * jobs.c, preempt.c, select.c, memory.c, messages.c, assign.c) and check.c
+ * (the invariant checker), and the functions one core file calls in
+ * another: they carry the prefix qsi_ (qsched internal).  Not part of the
+ * public API: embedders use qsched.h.
  * Every list is an intrusive doubly linked list so that every unlink is
  * O(1); every count the algorithm consults is kept incrementally.
  */
@@ -178,5 +181,61 @@ int64_t qs_bound_total(const qs_sched *s);
  * qmgr_message_recipient_minimum x active messages + sum over transports of
  * (recipient limit + extra recipient limit). */
 int64_t qs_bound_holding(const qs_sched *s);
+
+/* ---- cross-file functions of the core (qsi_: internal) ---- */
+
+/* sched.c: shared helpers and transports */
+void qsi_seterr(char *err, size_t errlen, const char *msg);
+void qsi_emit(qs_sched *s, qs_trace *r);
+qs_trace qsi_trace_init(enum qs_trace_kind kind);
+void *qsi_calloc(size_t n, size_t size);
+char *qsi_strdup(const char *str);
+void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
+int qsi_postfix(const qs_sched *s);
+qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
+qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
+
+/* concurrency.c: destination queues and their windows */
+void qsi_queue_update_ready(qs_queue *q);
+qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
+void qsi_queue_free_if_idle(qs_queue *q);
+void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy);
+void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome);
+
+/* jobs.c: jobs, peers, entries, the two job lists */
+void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j);
+void qsi_job_retire(qs_sched *s, qs_job *job);
+qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t);
+void qsi_job_free(qs_sched *s, qs_job *job);
+qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
+void qsi_peer_free_if_unused(qs_peer *p);
+void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);
+void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e);
+void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e);
+qs_entry *qsi_entry_create(qs_peer *p);
+
+/* preempt.c: the preemption stack and the preemption itself */
+void qsi_job_parent_gone(qs_job *job, qs_job *parent);
+void qsi_job_pop(qs_sched *s, qs_job *job);
+qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+
+/* select.c: blockers */
+void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q);
+void qsi_blocker_update(qs_sched *s, qs_queue *q);
+
+/* memory.c: recipient limits, pools, the active queue */
+void qsi_job_move_limits(qs_sched *s, qs_job *job);
+void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job);
+void qsi_message_schedule_check(qs_sched *s, qs_message *m);
+void qsi_message_realloc(qs_sched *s, qs_message *m);
+void qsi_run_checks(qs_sched *s);
+void qsi_message_activate(qs_sched *s, qs_message *m);
+
+/* messages.c: deferral and freeing */
+void qsi_entry_defer_todo(qs_sched *s, qs_entry *e);
+void qsi_message_free(qs_message *m);
+
+/* assign.c: reading and assigning a batch of recipients */
+void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit);
 
 #endif

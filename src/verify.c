@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "events.h"
 #include "trace.h"
+#include "verify.h"
 
 #define VERIFY_CONTEXT 3  /* agreeing lines shown before a divergence */
 

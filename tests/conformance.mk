@@ -27,7 +27,7 @@
 IMPL ?= $(BUILD)/qsched
 COVERAGE_BUILD := build/coverage
 COVERAGE_MIN ?= 95
-COVERAGE_CORE := src/kernels.c src/params.c src/map.c src/sched.c
+COVERAGE_CORE := $(filter-out src/check.c,$(CORE_SRC))
 COVERAGE_FILTER := $(subst $(eval) ,|,$(patsubst src/%.c,%,$(COVERAGE_CORE)))
 
 .PHONY: conformance coverage conformance-regen conformance-index
@@ -91,7 +91,7 @@ conformance-broken: build/broken/qsched
 # against the broken copy: its objects are merged into one and every global
 # symbol renamed other_* so that both copies link into one program.
 DIFF_BUILD := build/diff
-DIFF_OBJS := kernels params map sched check events trace
+DIFF_OBJS := $(patsubst src/%.c,%,$(CORE_SRC)) events trace
 $(DIFF_BUILD)/other.o: build/broken/qsched
 	@mkdir -p $(DIFF_BUILD)
 	@ld -r -o $(DIFF_BUILD)/other-all.o \

@@ -1,0 +1,204 @@
+/*
+ * assign.c - reading a batch of recipients and assigning it: resolve each
+ * recipient to its transport and destination queue, find or create the
+ * job and the peer, and batch the recipients into entries.
+ *
+ * Owns: message_read (the read cursor of a message, the batch buffer),
+ * recipient naming (S-EV-4), the postfix profile's batch order (S-PFX-11).
+ * Implements SCHEDULER_README "What happens when nqmgr picks up the
+ * message": S-PRE-1, S-MEM-1, S-CON-9 (recipients of a dead destination).
+ * May not: decide how many recipients to read (memory.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched_int.h"
+
+struct qs_batch_rcpt {
+    size_t group;
+    int64_t index;    /* 1-based within the group */
+    int64_t ordinal;  /* 1-based within the message */
+};
+
+/* S-EV-4: with a destination recipient limit of 1 the destination is the
+ * recipient, LOCAL@NEXTHOP; unnamed recipients are rN@NEXTHOP (N = their
+ * ordinal in the message), named ones with COUNT > 1 are LOCAL.J@NEXTHOP. */
+static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
+                      const struct qs_batch_rcpt *b, char *buf, size_t len)
+{
+    if (t->dest_rcpt_limit != 1) {
+        size_t n = strlen(g->nexthop);   /* <= 200 (parser), len is 512 */
+        if (n >= len)
+            n = len - 1;
+        memcpy(buf, g->nexthop, n);
+        buf[n] = 0;
+    } else if (!g->local)
+        snprintf(buf, len, "r%lld@%s", (long long)b->ordinal, g->nexthop);
+    else if (g->count == 1)
+        snprintf(buf, len, "%s@%s", g->local, g->nexthop);
+    else
+        snprintf(buf, len, "%s.%lld@%s", g->local, (long long)b->index,
+                 g->nexthop);
+}
+
+/* S-PFX-11: the postfix profile sorts each batch by transport, then
+ * destination name, then domain, then address (byte order); recipients
+ * equal in all four keep their written order (the sort is stable). */
+static int batch_cmp(const qs_sched *s, const qs_message *m,
+                     const struct qs_batch_rcpt *a,
+                     const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga = &m->groups[a->group];
+    const qs_mgroup *gb = &m->groups[b->group];
+    char da[512], db[512];
+    qs_transport one;
+    int c = strcmp(ga->transport, gb->transport);
+    if (c)
+        return c;
+    rcpt_dest(qsi_transport_find(s, ga->transport), ga, a, da, sizeof da);
+    rcpt_dest(qsi_transport_find(s, gb->transport), gb, b, db, sizeof db);
+    if ((c = strcmp(da, db)) != 0)
+        return c;
+    if ((c = strcmp(ga->nexthop, gb->nexthop)) != 0)
+        return c;
+    memset(&one, 0, sizeof one);
+    one.dest_rcpt_limit = 1; /* full address LOCAL@NEXTHOP */
+    rcpt_dest(&one, ga, a, da, sizeof da);
+    rcpt_dest(&one, gb, b, db, sizeof db);
+    return strcmp(da, db);
+}
+
+/* Stable merge sort with context (qsort has neither). */
+static void batch_sort(const qs_sched *s, const qs_message *m,
+                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
+                       size_t n)
+{
+    size_t mid = n / 2, i = 0, j = mid, k = 0;
+    if (n < 2)
+        return;
+    batch_sort(s, m, v, tmp, mid);
+    batch_sort(s, m, v + mid, tmp, n - mid);
+    while (i < mid && j < n)
+        tmp[k++] = batch_cmp(s, m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+    while (i < mid)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Read up to `limit` recipients in the order written (S-MEM-1), resolve
+ * them, and assign them to jobs, peers and entries (S-PRE-1). */
+void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
+{
+    int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, i;
+    int64_t ordinal_base = m->rcpt_total - m->rcpt_unread;
+    qs_entry *entry = NULL;
+    qs_queue *dead_q = NULL, *last_q = NULL;
+    qs_transport *t = NULL;
+    size_t last_group = (size_t)-1;
+    int64_t dead_run = 0;
+    char dest[512];
+    qs_trace r;
+
+    if (n <= 0)
+        return;
+    if ((size_t)n > s->batch_cap) {
+        /* twice the batch: the second half is the merge sort's scratch */
+        free(s->batch);
+        s->batch_cap = (size_t)n;
+        s->batch = qsi_calloc(2 * s->batch_cap, sizeof *s->batch);
+    }
+    for (i = 0; i < n; i++) {
+        qs_mgroup *g = &m->groups[m->cur_group];
+        s->batch[i].group = m->cur_group;
+        s->batch[i].index = m->cur_offset + 1;
+        s->batch[i].ordinal = ordinal_base + i + 1;
+        qsi_transport_obtain(s, g->transport);
+        if (++m->cur_offset == g->count) {
+            m->cur_group++;
+            m->cur_offset = 0;
+        }
+    }
+    m->rcpt_unread -= n;
+    m->refill_time = s->now;
+    s->stats.reads++;
+    if (qsi_postfix(s))
+        batch_sort(s, m, s->batch, s->batch + n, (size_t)n);
+    r = qsi_trace_init(QS_T_READ);
+    r.msg = m->id;
+    r.n = n;
+    r.a = m->rcpt_unread;
+    r.b = limit;
+    qsi_emit(s, &r);
+
+    for (i = 0; i < n; i++) {
+        struct qs_batch_rcpt *b = &s->batch[i];
+        qs_mgroup *g = &m->groups[b->group];
+        qs_queue *q;
+        /* Consecutive recipients of one group share transport and, unless
+         * the destination is the recipient, destination: look up once. */
+        if (b->group != last_group || t->dest_rcpt_limit == 1) {
+            if (b->group != last_group)
+                t = qsi_transport_find(s, g->transport);
+            rcpt_dest(t, g, b, dest, sizeof dest);
+            last_q = qsi_queue_obtain(s, t, dest);
+            last_group = b->group;
+        }
+        q = last_q;
+        /* S-CON-9: recipients for a dead destination are deferred at once
+         * (the document: a queue is instantiated "unless it's dead"). */
+        if (q->dead) {
+            if (dead_q != q && dead_run > 0) {
+                r = qsi_trace_init(QS_T_DEFER);
+                r.msg = m->id;
+                r.transport = dead_q->transport->name;
+                r.dest = dead_q->name;
+                r.n = dead_run;
+                qsi_emit(s, &r);
+                dead_run = 0;
+            }
+            dead_q = q;
+            dead_run++;
+            m->deferred++;
+            s->stats.recipients_deferred++;
+            continue;
+        }
+        /* Batch per destination up to TRANSPORT_destination_recipient_limit:
+         * continue the previous entry, else the peer's last unselected
+         * entry if it has room, else a new entry. */
+        if (!entry || entry->queue != q ||
+            (t->dest_rcpt_limit > 0 && entry->nrcpt >= t->dest_rcpt_limit)) {
+            qs_job *job = qsi_job_obtain(s, m, t);
+            qs_peer *p = qsi_peer_obtain(s, job, q);
+            entry = p->etail;
+            if (!entry || (t->dest_rcpt_limit > 0 &&
+                           entry->nrcpt >= t->dest_rcpt_limit))
+                entry = qsi_entry_create(p);
+        }
+        entry->nrcpt++;
+        entry->peer->job->rcpt_count++;
+        m->rcpt_count++;
+        t->in_core++;
+        if (t->in_core > t->peak_in_core)
+            t->peak_in_core = t->in_core;
+        s->in_core++;
+    }
+    if (dead_run > 0) {
+        r = qsi_trace_init(QS_T_DEFER);
+        r.msg = m->id;
+        r.transport = dead_q->transport->name;
+        r.dest = dead_q->name;
+        r.n = dead_run;
+        qsi_emit(s, &r);
+    }
+    if (s->in_core > s->stats.peak_in_core)
+        s->stats.peak_in_core = s->in_core;
+    /* Fully read: every job gives back what it does not need (S-MEM-5). */
+    if (m->rcpt_unread == 0) {
+        qs_job *j;
+        for (j = m->jobs; j; j = j->mnext)
+            qsi_job_move_limits(s, j);
+    }
+    qsi_message_schedule_check(s, m);
+}

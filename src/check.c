@@ -348,9 +348,18 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
               (long long)s->next_handle, (long long)s->in_core,
               s->rr ? s->rr->name : "-");
+    if (qsi_postfix(s) && s->rr) {
+        /* S-PFX-13: the round-robin cycle is not the creation order */
+        t = s->rr;
+        do {
+            sb_printf(&b, "%s,", t->name);
+            t = t->rr_next;
+        } while (t != s->rr);
+        sb_printf(&b, "|");
+    }
     for (m = s->active_head; m; m = m->next)
-        sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
-                  "x%lld;", m->id, (long long)m->queued_time, m->cur_group,
+        sb_printf(&b, "M%s%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
+                  "x%lld;", m->id, m->end_unseen ? " e" : "", (long long)m->queued_time, m->cur_group,
                   (long long)m->cur_offset, (long long)m->rcpt_unread,
                   (long long)m->rcpt_count, (long long)m->rcpt_limit,
                   (long long)m->refill_time, (long long)m->delivered,

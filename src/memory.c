@@ -26,7 +26,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
      * O(1) per job: the by-time list never reorders). */
     if (job == next) {
         for (next = next->tnext; next; next = next->tnext)
-            if (next->message->rcpt_unread > 0)
+            if (QS_UNREAD(next->message))
                 break;
         t->job_next_unread = next;
     }
@@ -64,20 +64,34 @@ void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
     for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
         if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
             continue;
-        if (sponsor->stack_level < 0 || m->rcpt_unread == 0)
+        if (sponsor->stack_level < 0 || !QS_UNREAD(m))
             qsi_job_move_limits(s, sponsor);
     }
-    if (m->rcpt_unread == 0)
+    if (!QS_UNREAD(m))
         qsi_job_move_limits(s, job);
 }
 
+static int message_finish(qs_sched *s, qs_message *m);
+
 void qsi_message_schedule_check(qs_sched *s, qs_message *m)
 {
-    if (!m->check_pending) {
-        m->check_pending = 1;
+    if (m->check_pending)
+        return;
+    m->check_pending = 1;
+    if (!qsi_postfix(s)) {
         m->check_next = s->check_head;
         s->check_head = m;
+        return;
     }
+    /* S-PFX-18 (postfix profile): Postfix finishes with a message at the
+     * moment its last in-core recipient is dealt with (qmgr_entry_done
+     * calls qmgr_active_done): it reads more at once, or the message
+     * leaves at once, in the middle of whatever the event is doing (for
+     * example between the deferrals of a dying destination's entries).
+     * Only the waiting messages enter later, at the end of the event,
+     * when the queue manager's loop feeds the active queue. */
+    if (!message_finish(s, m))
+        m->check_pending = 0;
 }
 
 /* S-MEM-4: later batches: as many as the message's jobs' slots permit
@@ -93,15 +107,15 @@ void qsi_message_realloc(qs_sched *s, qs_message *m)
 }
 
 /* A message whose in-core recipients are all dealt with reads more, or
- * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7). */
-static int message_check(qs_sched *s, qs_message *m)
+ * leaves the active queue (S-MEM-2, S-MEM-7).  1: it left (m is freed). */
+static int message_finish(qs_sched *s, qs_message *m)
 {
     qs_trace r;
     /* S-MEM-7: all in-core recipients dealt with, more unread: read.
      * (m is still marked check_pending, so the reads do not queue it.) */
-    while (m->rcpt_count == 0 && m->rcpt_unread > 0)
+    while (m->rcpt_count == 0 && QS_UNREAD(m))
         qsi_message_realloc(s, m);
-    if (m->rcpt_count > 0 || m->rcpt_unread > 0)
+    if (m->rcpt_count > 0 || QS_UNREAD(m))
         return 0;
     while (m->jobs) {
         qs_job *j = m->jobs;
@@ -125,6 +139,13 @@ static int message_check(qs_sched *s, qs_message *m)
     r.b = m->deferred;
     qsi_emit(s, &r);
     qsi_message_free(m);
+    return 1;
+}
+
+/* S-MEM-2: waiting messages enter from the head of the FIFO while there
+ * is room. */
+static void activate_waiting(qs_sched *s)
+{
     while (s->incoming_head && s->active_count < s->active_limit) {
         qs_message *w = s->incoming_head;
         s->incoming_count--;
@@ -133,6 +154,15 @@ static int message_check(qs_sched *s, qs_message *m)
             s->incoming_tail = NULL;
         qsi_message_activate(s, w);
     }
+}
+
+/* Document profile: a message that leaves lets waiting messages in at
+ * once. */
+static int message_check(qs_sched *s, qs_message *m)
+{
+    if (!message_finish(s, m))
+        return 0;
+    activate_waiting(s);
     return 1;
 }
 
@@ -145,6 +175,10 @@ void qsi_run_checks(qs_sched *s)
         if (!message_check(s, m))
             m->check_pending = 0; /* still active: may be queued again */
     }
+    /* S-PFX-18: the end of the event, where Postfix feeds the active
+     * queue (messages left during the event without a check). */
+    if (qsi_postfix(s))
+        activate_waiting(s);
 }
 
 /* S-MEM-2, S-MEM-3: enter the active queue; the first batch is at least

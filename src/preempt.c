@@ -214,7 +214,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         qs_slots_charge(current->slots_available, needed, t->slot_cost);
     job->slots_used = -needed;
     /* S-MEM-6: an unread preempting job gets a share of the extra pool. */
-    if (job->message->rcpt_unread > 0) {
+    if (QS_UNREAD(job->message)) {
         int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
                                             t->rcpt_unused);
         job->rcpt_limit += share;

@@ -108,7 +108,9 @@ struct qs_transport {
     int64_t in_flight;
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
-    qs_transport *next;       /* scheduler's transport list (round robin) */
+    qs_transport *next;       /* transports in creation order */
+    qs_transport *rr_next;    /* the round-robin cycle (S-PRE-14) */
+    uint64_t rr_round;        /* last postfix-profile select that tried it */
 };
 
 /* One recipient group of an arrive line, owned by the message. */
@@ -126,6 +128,7 @@ struct qs_message {
     size_t cur_group;         /* read cursor (S-MEM-1) */
     int64_t cur_offset;
     int64_t rcpt_total, rcpt_unread, rcpt_count, rcpt_limit;
+    int end_unseen;           /* S-PFX-16: the last read filled its limit */
     int64_t refill_time;
     int64_t delivered, deferred;
     int active;
@@ -146,8 +149,10 @@ struct qs_sched {
     int64_t next_handle;
     /* global parameters */
     int64_t active_limit, msg_rcpt_limit, msg_rcpt_minimum, min_backoff;
-    /* transports, in creation order; rr: where round robin starts */
+    /* transports, in creation order (next); the round-robin cycle
+     * (rr_next), and rr: where the next round-robin select starts */
     qs_transport *xhead, *xtail, *rr;
+    uint64_t rr_round;        /* postfix-profile selects so far (S-PFX-13) */
     size_t ntransports;
     qs_map transports;
     /* messages */
@@ -172,6 +177,13 @@ struct qs_sched {
 /* S-MEM-8: estimates the scheduler may use with unread recipients. */
 #define QS_MIN_ENTRIES(j) ((j)->read_entries)
 #define QS_MAX_ENTRIES(j) ((j)->read_entries + (j)->message->rcpt_unread)
+/* "The message is not fully read."  Document profile: recipients are left
+ * unread.  S-PFX-16 (postfix profile): Postfix knows that a message has no
+ * recipients left only when a read stops before its limit; after a read
+ * that fills its limit exactly, the message counts as not fully read (its
+ * queue file offset stays set) until a later read, which reads nothing,
+ * finds the end. */
+#define QS_UNREAD(m) ((m)->rcpt_unread > 0 || (m)->end_unseen)
 #define QS_IS_BLOCKER(j) ((j)->blocker_tag == (j)->transport->blocker_tag)
 
 /* The document's upper bounds on in-core recipients (S-MEM-9). */
@@ -194,6 +206,7 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
 int qsi_postfix(const qs_sched *s);
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
+void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_update_ready(qs_queue *q);

@@ -84,3 +84,8 @@ $(PFQMGR): $(PFH_OBJ) $(PFX_OBJ)
 	$(CC) $(OPT) -o $@ $^
 
 postfix-harness: $(PFQMGR)
+
+# A debugging aid: qsched's accounting in the format of pfqmgr --state.
+$(PFX_BUILD)/qstate: tests/postfix/qstate.c $(BUILD)/libqsched.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libqsched.a $(LDLIBS)

@@ -7,7 +7,11 @@
  * plays, and the default-level trace (spec/trace.md: deliver, idle,
  * window, dead, revive, defer).
  *
- * usage: pfqmgr [--debug] [--version] [FILE]     (FILE or stdin)
+ * usage: pfqmgr [--debug|--verbose] [--state] [--version] [FILE]
+ * (FILE or stdin).  --state prints Postfix's accounting after every event
+ * as "# " lines, in the format of tests/postfix/qstate.c.
+ * --debug copies Postfix's log and the events to stderr; --verbose also
+ * turns on Postfix's verbose logging (msg_verbose).
  *
  * How the events reach Postfix (the mapping is the harness's reading of
  * qsched's model; tests/postfix/README.md discusses each point):
@@ -50,6 +54,7 @@
 #include <mail_params.h>
 #include <mail_queue.h>
 #include <mail_version.h>
+#include <argv.h>
 
 #ifndef PFH_DEBIAN_VERSION
 #define PFH_DEBIAN_VERSION "unknown"
@@ -108,7 +113,7 @@ static struct {
 static void run_flush(void)
 {
     if (run.active) {
-        run.active = 0;
+        run.active = 0;         /* before printing: pfh_trace flushes runs */
         pfh_trace("defer %s %s:%s %ld", run.msg, run.transport, run.dest,
                   run.count);
     }
@@ -117,8 +122,7 @@ static void run_flush(void)
 void pfh_trace(const char *fmt, ...)
 {
     va_list ap;
-    if (run.active && strncmp(fmt, "defer ", 6) != 0)
-        run_flush();
+    run_flush();                /* a pending run comes before anything else */
     va_start(ap, fmt);
     vprintf(fmt, ap);
     va_end(ap);
@@ -499,6 +503,100 @@ static void feed(void)
     run_flush();
 }
 
+/* ---- --state: the accounting, in tests/postfix/qstate.c's format ---- */
+
+static int state_mode;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void state_print(ARGV *lines)
+{
+    ssize_t i;
+    qsort(lines->argv, (size_t)lines->argc, sizeof *lines->argv, by_text);
+    for (i = 0; i < lines->argc; i++)
+        printf("%s\n", lines->argv[i]);
+    argv_truncate(lines, 0);
+}
+
+static void state_dump(void)
+{
+    ARGV *ms = argv_alloc(10), *xs = argv_alloc(10), *js = argv_alloc(10),
+         *qs = argv_alloc(10);
+    VSTRING *buf = vstring_alloc(100);
+    HTABLE *seen = htable_create(10);
+    QMGR_TRANSPORT *t;
+
+    printf("# @%ld\n# R", lineno);
+    for (t = qmgr_transport_list.next; t; t = t->peers.next)
+        printf(" %s", t->name);
+    printf("\n");
+    for (t = qmgr_transport_list.next; t; t = t->peers.next) {
+        HTABLE_INFO **list = htable_list(t->job_byname), **hp;
+        QMGR_QUEUE *q;
+        int qn;
+        vstring_sprintf(buf, "# X %s pool %d cur %s unread %s", t->name,
+                        t->rcpt_unused,
+                        t->job_current ? t->job_current->message->queue_id
+                                       : "-",
+                        t->job_next_unread ?
+                            t->job_next_unread->message->queue_id : "-");
+        argv_add(xs, vstring_str(buf), ARGV_END);
+        for (hp = list; *hp; hp++) {
+            QMGR_JOB *j = (QMGR_JOB *)(*hp)->value, *k;
+            QMGR_MESSAGE *m = j->message;
+            long pos = -1, i = 0;
+            if (j->stack_level >= 0)
+                for (k = t->job_list.next; k; k = k->transport_peers.next, i++)
+                    if (k == j)
+                        pos = i;
+            vstring_sprintf(buf, "# J %s %s lvl %d avail %d used %d sel %d "
+                            "read %d rlim %d rcnt %d blk %d pos %ld", t->name,
+                            m->queue_id, j->stack_level, j->slots_available,
+                            j->slots_used, j->selected_entries,
+                            j->read_entries, j->rcpt_limit, j->rcpt_count,
+                            j->blocker_tag == t->blocker_tag, pos);
+            argv_add(js, vstring_str(buf), ARGV_END);
+            if (!htable_find(seen, m->queue_id)) {
+                htable_enter(seen, m->queue_id, (void *)m);
+                vstring_sprintf(buf, "# M %s limit %d count %d unread %d",
+                                m->queue_id, m->rcpt_limit, m->rcpt_count,
+                                m->rcpt_unread);
+                argv_add(ms, vstring_str(buf), ARGV_END);
+            }
+        }
+        myfree((void *)list);
+        for (qn = 1, q = t->queue_list.next; q; q = q->peers.next, qn++) {
+            QMGR_ENTRY *e;
+            if (QMGR_QUEUE_THROTTLED(q))
+                vstring_sprintf(buf, "# Q %s %04d %s w dead busy %d todo %d:",
+                                t->name, qn, q->name, q->busy_refcount,
+                                q->todo_refcount);
+            else
+                vstring_sprintf(buf, "# Q %s %04d %s w %d busy %d todo %d:",
+                                t->name, qn, q->name, q->window,
+                                q->busy_refcount, q->todo_refcount);
+            for (e = q->todo.next; e && VSTRING_LEN(buf) < 8000 - 80;
+                 e = e->queue_peers.next)
+                vstring_sprintf_append(buf, " %s/%d", e->message->queue_id,
+                                       e->rcpt_list.len);
+            argv_add(qs, vstring_str(buf), ARGV_END);
+        }
+    }
+    state_print(ms);
+    state_print(xs);
+    state_print(js);
+    state_print(qs);
+    argv_free(ms);
+    argv_free(xs);
+    argv_free(js);
+    argv_free(qs);
+    vstring_free(buf);
+    htable_free(seen, (void (*)(void *))0);
+}
+
 /* ---- the stream ---- */
 
 static void start(void)
@@ -585,6 +683,8 @@ static void line(char *text)
         stop(PFH_EXIT_INPUT, "bad stream", "unknown event %s", words[0]);
     }
     feed();
+    if (state_mode)
+        state_dump();
 }
 
 int main(int argc, char **argv)
@@ -598,13 +698,18 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--debug") == 0) {
             pfh_debug = 1;
+        } else if (strcmp(argv[i], "--state") == 0) {
+            state_mode = 1;     /* see tests/postfix/qstate.c */
+        } else if (strcmp(argv[i], "--verbose") == 0) {
+            pfh_debug = 1;
+            msg_verbose = 1;    /* Postfix's own verbose logging */
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("Postfix %s (Debian source package postfix %s), "
                    "src/qmgr compiled unchanged\n", DEF_MAIL_VERSION,
                    PFH_DEBIAN_VERSION);
             return 0;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "usage: pfqmgr [--debug] [--version] [FILE]\n");
+            fprintf(stderr, "usage: pfqmgr [--debug|--verbose] [--version] [FILE]\n");
             return PFH_EXIT_INPUT;
         } else {
             stream_name = argv[i];

@@ -276,6 +276,15 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         s->in_core++;
     }
     defer_run_emit(s, m, dead_q, dead_run);
+    /* S-PFX-20: the unread count of every job of the message changed:
+     * transports where one of them could be a candidate forget their
+     * cached answer. */
+    {
+        qs_job *j;
+        for (j = m->jobs; j; j = j->mnext)
+            if (QS_HAS_ENTRIES(j) && !QS_IS_BLOCKER(j))
+                QSI_CAND_RESET(j->transport);
+    }
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
     /* Fully read: every job gives back what it does not need (S-MEM-5). */

@@ -286,7 +286,7 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
         qsi_blocker_update(s, q);
-        qsi_queue_free_if_idle(q);
+        qsi_queue_free_if_idle(s, q);
     }
     return 0;
 }

@@ -105,6 +105,11 @@ struct qs_transport {
     qs_queue *qhead, *qtail;
     qs_map queues;            /* name -> queue */
     int64_t ready_queues;     /* alive, window > busy, todo > 0 */
+    /* S-PFX-20: Postfix's candidate cache (postfix profile only): the
+     * last answer of the candidate search (cand_cache, NULL = none), for
+     * which current job, and when; valid while cand_current is set */
+    qs_job *cand_cache, *cand_current;
+    int64_t cand_time;
     int64_t in_flight;
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
@@ -154,6 +159,7 @@ struct qs_sched {
     qs_transport *xhead, *xtail, *rr;
     uint64_t rr_round;        /* postfix-profile selects so far (S-PFX-13) */
     size_t ntransports;
+    int64_t queue_count;      /* destinations of all transports (S-PFX-19) */
     qs_map transports;
     /* messages */
     qs_map messages;          /* id -> message (active and incoming) */
@@ -211,7 +217,9 @@ void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_update_ready(qs_queue *q);
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
-void qsi_queue_free_if_idle(qs_queue *q);
+void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);
+/* S-PFX-20: forget the transport's cached candidate answer. */
+#define QSI_CAND_RESET(t) ((t)->cand_current = NULL)
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy);
 void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome);
 

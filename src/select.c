@@ -18,6 +18,7 @@ void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
     t->blocker_tag += 2;
     t->job_current = t->jhead;
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
@@ -135,6 +136,10 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             /* S-PRE-4: the counter grows by one per selected entry. */
             job->slots_available++;
             job->slots_used++;
+            /* S-PFX-20: a job other than the cached current job got
+             * closer to being a candidate. */
+            if (job != t->cand_current)
+                QSI_CAND_RESET(t);
             t->job_current = job;
             if (!QS_HAS_ENTRIES(job) && !QS_UNREAD(job->message))
                 qsi_job_retire(s, job);

@@ -127,7 +127,8 @@ if [ "${QSCHED_SKIP_SLOW:-0}" != 1 ]; then
                 bad "valgrind/$name" "$(head -3 "$tmp/vg.err")"; fi
         done
     fi
-    for hook in proofs/run.sh proofs/bmc-check.sh fuzz/replay.sh tests/conformance/check.sh; do
+    # tests/postfix/check.sh: differential test against Postfix (issue 14)
+    for hook in proofs/run.sh proofs/bmc-check.sh fuzz/replay.sh tests/conformance/check.sh tests/postfix/check.sh; do
         [ -f "$hook" ] || continue
         echo "== $hook"
         sh "$hook" >"$tmp/h.out" 2>&1

@@ -21,7 +21,8 @@
 #            [--no-vectors] [--no-minimise] [--quiet]
 #   -n  generated streams (default 200); they cycle through every mix
 #   -s  first seed (default 1)
-#   -z  events per generated stream (default: alternate 80 and 400)
+#   -z  events per generated stream, or a list ("400 2000") used in turn,
+#       one size per round of the mixes (default "80 400")
 # Exit 0 when nothing diverged, 1 otherwise, 2 if the tools are missing.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +32,7 @@ PFQMGR=${PFQMGR:-$top/build/postfix/pfqmgr}
 export QSCHED PFQMGR
 streams=200
 seed=1
-size=
+size="80 400"
 vectors=1
 minimise=1
 quiet=0
@@ -105,7 +106,8 @@ i=0
 while [ "$i" -lt "$streams" ]; do
     s=$((seed + i))
     mix=$(echo "$mixes" | sed -n "$((i % nmix + 1))p")
-    if [ -n "$size" ]; then z=$size; elif [ $((i / nmix % 2)) = 0 ]; then z=80; else z=400; fi
+    nz=$(echo $size | wc -w)
+    z=$(echo $size | cut -d' ' -f$((i / nmix % nz + 1)))
     if "$QSCHED" gen --seed "$s" --profile postfix --mix "$mix" --size "$z" \
         >"$tmp/g.events" 2>"$tmp/g.err"; then
         one "gen-$mix-$s-$z" "$tmp/g.events"

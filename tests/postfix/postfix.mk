@@ -89,3 +89,18 @@ postfix-harness: $(PFQMGR)
 $(PFX_BUILD)/qstate: tests/postfix/qstate.c $(BUILD)/libqsched.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libqsched.a $(LDLIBS)
+
+# The differential runs (tests/postfix/diff.sh).  STREAMS generated streams
+# from SEED, over every mix of `qsched gen`, plus every conformance vector
+# and every regression vector; the last line is
+# "postfix-diff: S streams, D decisions, K diverged".
+STREAMS ?= 200
+SEED    ?= 1
+postfix-diff: $(BUILD)/qsched $(PFQMGR)
+	@nice -n 10 sh tests/postfix/diff.sh -n $(STREAMS) -s $(SEED)
+
+# >= 10,000 generated streams, sizes 400, 400, 400 and 2000 events in turn
+# (figures: spec/profiles.md), plus every vector.
+postfix-diff-long: $(BUILD)/qsched $(PFQMGR)
+	@nice -n 10 sh tests/postfix/diff.sh -n 10400 -s 100000 \
+	  -z "400 400 400 2000" --quiet

@@ -104,3 +104,76 @@ postfix-diff: $(BUILD)/qsched $(PFQMGR)
 postfix-diff-long: $(BUILD)/qsched $(PFQMGR)
 	@nice -n 10 sh tests/postfix/diff.sh -n 10400 -s 100000 \
 	  -z "400 400 400 2000" --quiet
+
+# ---- the differential fuzz harness (fuzz/fuzz_postfix.c) ----
+# AFL++ builds of qsched and Postfix's queue manager in one program; every
+# input runs in a fresh process (fork server).  Postfix's own files get
+# AFL++'s coverage (and ASan in the san build) but not our warning flags or
+# UBSan: they are not ours.  fuzz-postfix runs it FUZZ_POSTFIX_SECONDS
+# (default 600); fuzz-postfix-smoke is the CI run, part of `make
+# fuzz-smoke`; the figures of a long run are in fuzz/README.md.
+FUZZ_POSTFIX_SECONDS ?= 600
+FUZZ_BUILD ?= build/fuzz
+PFX_FUZZ_PFXSRC := $(PFX_QMGR:%=qmgr/%) $(PFX_UTIL:%=util/%) \
+                   $(PFX_GLOBAL:%=global/%)
+PFX_FUZZ_HARNESS := $(filter-out tests/postfix/harness/pfh-main.c,$(PFH_SRC))
+PFX_FUZZ_CORE := $(CORE_SRC) src/events.c src/trace.c
+# Our files: the harness sees Postfix's headers only (src/events.h would
+# hide Postfix's events.h), the core and the fuzz driver see src/ only.
+PFX_FUZZ_OURS := -std=c11 -Wall -Wextra -Werror -g
+PFX_FUZZ_HINC := -D_DEFAULT_SOURCE $(PFX_DEFS) $(PFX_INC:-I%=-isystem %) \
+                 -isystem $(PFX_TREE)/qmgr
+PFX_FUZZ_QINC := -D_POSIX_C_SOURCE=200809L -Isrc
+
+.PHONY: fuzz-postfix-build fuzz-postfix fuzz-postfix-smoke
+
+# $(1): variant (afl, afl-san); $(2): flags for Postfix's files;
+# $(3): flags for ours
+define PFX_FUZZ_VARIANT
+$(FUZZ_BUILD)/$(1)/pfx/%.o: $(PFX_STAMP)
+	@mkdir -p $$(dir $$@)
+	AFL_QUIET=1 $(FUZZ_AFL_CC) -O1 -g -w $(PFX_DEFS) $(PFX_INC) $(2) \
+	  $$(if $$(filter qmgr/qmgr,$$*),-Dmain=pfh_postfix_qmgr_main) \
+	  -c -o $$@ $(PFX_TREE)/$$*.c
+
+$(FUZZ_BUILD)/$(1)/pfh/%.o: tests/postfix/harness/%.c \
+    tests/postfix/harness/pfh.h $(PFX_STAMP)
+	@mkdir -p $$(dir $$@)
+	AFL_QUIET=1 $(FUZZ_AFL_CC) $(PFX_FUZZ_OURS) $(PFX_FUZZ_HINC) $(3) \
+	  -DPFH_DEBIAN_VERSION='"$$(shell cat $(PFX_STAMP))"' -c -o $$@ $$<
+
+$(FUZZ_BUILD)/$(1)/fuzz_postfix: fuzz/fuzz_postfix.c $(PFX_FUZZ_CORE) \
+    $(wildcard src/*.h) \
+    $(PFX_FUZZ_HARNESS:tests/postfix/harness/%.c=$(FUZZ_BUILD)/$(1)/pfh/%.o) \
+    $(PFX_FUZZ_PFXSRC:%=$(FUZZ_BUILD)/$(1)/pfx/%.o)
+	@mkdir -p $$(dir $$@)
+	AFL_QUIET=1 $(FUZZ_AFL_CC) $(PFX_FUZZ_OURS) $(PFX_FUZZ_QINC) $(3) \
+	  -o $$@ fuzz/fuzz_postfix.c $(PFX_FUZZ_CORE) \
+	  $(PFX_FUZZ_HARNESS:tests/postfix/harness/%.c=$(FUZZ_BUILD)/$(1)/pfh/%.o) \
+	  $(PFX_FUZZ_PFXSRC:%=$(FUZZ_BUILD)/$(1)/pfx/%.o) -lm
+endef
+$(eval $(call PFX_FUZZ_VARIANT,afl,,-O2 -fsanitize=undefined -fsanitize-trap=undefined))
+$(eval $(call PFX_FUZZ_VARIANT,afl-san,-fsanitize=address,-O1 $(FUZZ_SAN)))
+
+fuzz-postfix-build: $(FUZZ_BUILD)/afl/fuzz_postfix $(FUZZ_BUILD)/afl-san/fuzz_postfix
+
+fuzz-postfix: fuzz-postfix-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_VARIANT=plain \
+	  sh fuzz/run.sh fuzz $(FUZZ_POSTFIX_SECONDS) postfix
+
+# CI: a short run on the ASan build; any finding fails.  Under CI=true
+# failing to obtain or build Postfix fails too; elsewhere it is reported.
+fuzz-postfix-smoke:
+	@if $(MAKE) -s fuzz-postfix-build >$(BUILD)/fuzz-postfix-build.log 2>&1; then \
+	  FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_VARIANT=san \
+	  sh fuzz/run.sh fuzz $(FUZZ_SMOKE_SECONDS) postfix; \
+	elif [ "$$CI" = true ]; then \
+	  tail -5 $(BUILD)/fuzz-postfix-build.log; \
+	  echo "FAIL fuzz-postfix-smoke: cannot build the Postfix harness"; exit 1; \
+	else \
+	  echo "fuzz-postfix-smoke: skipped (cannot build the Postfix harness: $$(tail -1 $(BUILD)/fuzz-postfix-build.log))"; \
+	fi
+
+ifeq ($(FUZZ_HAVE_AFL),yes)
+fuzz-smoke: fuzz-postfix-smoke
+endif

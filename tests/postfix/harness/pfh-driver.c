@@ -7,11 +7,8 @@
  * plays, and the default-level trace (spec/trace.md: deliver, idle,
  * window, dead, revive, defer).
  *
- * usage: pfqmgr [--debug|--verbose] [--state] [--version] [FILE]
- * (FILE or stdin).  --state prints Postfix's accounting after every event
- * as "# " lines, in the format of tests/postfix/qstate.c.
- * --debug copies Postfix's log and the events to stderr; --verbose also
- * turns on Postfix's verbose logging (msg_verbose).
+ * The command line is pfh-main.c; the differential fuzz harness
+ * (fuzz/fuzz_postfix.c) drives the same functions.
  *
  * How the events reach Postfix (the mapping is the harness's reading of
  * qsched's model; tests/postfix/README.md discusses each point):
@@ -53,12 +50,7 @@
 #include "pfh.h"
 #include <mail_params.h>
 #include <mail_queue.h>
-#include <mail_version.h>
 #include <argv.h>
-
-#ifndef PFH_DEBIAN_VERSION
-#define PFH_DEBIAN_VERSION "unknown"
-#endif
 
 /* Recipients the harness keeps in queue files at once (memory bound). */
 #define PFH_MAX_QUEUED_RCPT 4000000L
@@ -97,7 +89,9 @@ static NORETURN stop(int status, const char *what, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    exit(status);
+    if (pfh_abort_on_fatal && status != PFH_EXIT_INEXPRESSIBLE)
+        abort();
+    exit(pfh_abort_on_fatal ? 0 : status);
 }
 
 /* ---- the trace ---- */
@@ -119,14 +113,28 @@ static void run_flush(void)
     }
 }
 
+static void (*trace_sink)(void *ctx, const char *line);
+static void *trace_ctx;
+
+void pfh_set_trace_sink(void (*sink)(void *ctx, const char *line), void *ctx)
+{
+    trace_sink = sink;
+    trace_ctx = ctx;
+}
+
 void pfh_trace(const char *fmt, ...)
 {
     va_list ap;
+    char text[2048];
     run_flush();                /* a pending run comes before anything else */
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    putchar('\n');
+    if (trace_sink) {
+        trace_sink(trace_ctx, text);
+        return;
+    }
+    printf("%s\n", text);
     if (pfh_debug)
         fflush(stdout);
 }
@@ -687,51 +695,25 @@ static void line(char *text)
         state_dump();
 }
 
-int main(int argc, char **argv)
-{
-    FILE *in = stdin;
-    char *buf = 0;
-    size_t cap = 0;
-    ssize_t n;
-    int i;
+/* ---- the interface of pfh.h: one line at a time ---- */
 
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--debug") == 0) {
-            pfh_debug = 1;
-        } else if (strcmp(argv[i], "--state") == 0) {
-            state_mode = 1;     /* see tests/postfix/qstate.c */
-        } else if (strcmp(argv[i], "--verbose") == 0) {
-            pfh_debug = 1;
-            msg_verbose = 1;    /* Postfix's own verbose logging */
-        } else if (strcmp(argv[i], "--version") == 0) {
-            printf("Postfix %s (Debian source package postfix %s), "
-                   "src/qmgr compiled unchanged\n", DEF_MAIL_VERSION,
-                   PFH_DEBIAN_VERSION);
-            return 0;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "usage: pfqmgr [--debug|--verbose] [--version] [FILE]\n");
-            return PFH_EXIT_INPUT;
-        } else {
-            stream_name = argv[i];
-            if (strcmp(argv[i], "-") != 0 && (in = fopen(argv[i], "r")) == 0) {
-                fprintf(stderr, "pfqmgr: cannot open %s\n", argv[i]);
-                return PFH_EXIT_INPUT;
-            }
-        }
-    }
-    while ((n = getline(&buf, &cap, in)) >= 0) {
-        lineno++;
-        if (n && buf[n - 1] == '\n')
-            buf[n - 1] = 0;
-        line(buf);
-    }
-    if (ferror(in))
-        stop(PFH_EXIT_INPUT, "bad stream", "read error");
-    free(buf);
+void pfh_set_stream_name(const char *name)
+{
+    stream_name = name;
+}
+
+void pfh_set_state_mode(int on)
+{
+    state_mode = on;
+}
+
+void pfh_line(char *text)
+{
+    lineno++;
+    line(text);
+}
+
+void pfh_end(void)
+{
     run_flush();
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "pfqmgr: write error\n");
-        return PFH_EXIT_INPUT;
-    }
-    return PFH_EXIT_OK;
 }

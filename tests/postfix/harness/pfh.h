@@ -102,6 +102,17 @@ extern void pfh_agent_send_status(PFH_CONN *conn, enum pfh_outcome outcome,
                                   const char *site);
 extern void pfh_conn_free(PFH_CONN *conn);
 
+/* ---- pfh-driver.c: the stream, one line at a time ---- */
+extern void pfh_set_stream_name(const char *name);
+extern void pfh_set_state_mode(int on);
+/* The default-level trace lines go to sink (default: stdout). */
+extern void pfh_set_trace_sink(void (*sink)(void *ctx, const char *line),
+                               void *ctx);
+/* One line of the stream (the text is modified). */
+extern void pfh_line(char *text);
+/* The end of the stream. */
+extern void pfh_end(void);
+
 /* ---- pfh-driver.c: the trace ---- */
 /* Prints one default-level trace line (spec/trace.md). */
 extern void pfh_trace(const char *fmt, ...) PRINTFLIKE(1, 2);

@@ -345,18 +345,16 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
-    sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
+    sb_printf(&b, "T%lld H%lld C%lld R%s", (long long)s->now,
               (long long)s->next_handle, (long long)s->in_core,
               s->rr ? s->rr->name : "-");
     if (qsi_postfix(s) && s->rr) {
-        /* S-PFX-13: the round-robin cycle is not the creation order */
-        t = s->rr;
-        do {
-            sb_printf(&b, "%s,", t->name);
-            t = t->rr_next;
-        } while (t != s->rr);
-        sb_printf(&b, "|");
+        /* S-PFX-13: the round-robin cycle is not the creation order: the
+         * rest of it, after the transport where the next select starts */
+        for (t = s->rr->rr_next; t != s->rr; t = t->rr_next)
+            sb_printf(&b, ",%s", t->name);
     }
+    sb_printf(&b, "|");
     for (m = s->active_head; m; m = m->next)
         sb_printf(&b, "M%s%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
                   "x%lld;", m->id, m->end_unseen ? " e" : "", (long long)m->queued_time, m->cur_group,
@@ -373,6 +371,12 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                   (long long)t->rcpt_unused,
                   t->job_current ? t->job_current->message->id : "-",
                   t->job_next_unread ? t->job_next_unread->message->id : "-");
+        /* S-PFX-20: a valid candidate cache (the answer, its current job,
+         * its time); its jobs are the transport's, named by message */
+        if (t->cand_current)
+            sb_printf(&b, "C%s,%s,%lld|",
+                      t->cand_cache ? t->cand_cache->message->id : "-",
+                      t->cand_current->message->id, (long long)t->cand_time);
         for (q = t->qhead; q; q = q->next) {
             const qs_entry *e;
             sb_printf(&b, "Q%s w%d s%a f%a c%a d%d r%lld b%d:", q->name,

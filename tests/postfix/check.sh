@@ -74,7 +74,7 @@ last=$(tail -1 "$tmp/diff.out")
 grep -v '^  ' "$tmp/diff.out" | tail -4
 case $last in
 "postfix-diff: "*" 0 diverged")
-    [ $rc -eq 0 ] && ok "postfix/diff ($last)" || fail postfix/diff "exit $rc: $last" ;;
+    if [ $rc -eq 0 ]; then ok "postfix/diff ($last)"; else fail postfix/diff "exit $rc: $last"; fi ;;
 *)
     fail postfix/diff "$last"
     grep -A12 '^== ' "$tmp/diff.out" | head -40 ;;

@@ -61,7 +61,6 @@ S=0 D=0 K=0 X=0 F=0
 # one stream: NAME FILE
 one() {
     out=$(sh tests/postfix/compare.sh "$2" "$tmp/pf.trace" 2>&1)
-    rc=$?
     first=$(echo "$out" | head -1)
     case $first in
     SAME*)
@@ -106,8 +105,8 @@ i=0
 while [ "$i" -lt "$streams" ]; do
     s=$((seed + i))
     mix=$(echo "$mixes" | sed -n "$((i % nmix + 1))p")
-    nz=$(echo $size | wc -w)
-    z=$(echo $size | cut -d' ' -f$((i / nmix % nz + 1)))
+    nz=$(echo "$size" | wc -w)
+    z=$(echo "$size" | cut -d' ' -f$((i / nmix % nz + 1)))
     if "$QSCHED" gen --seed "$s" --profile postfix --mix "$mix" --size "$z" \
         >"$tmp/g.events" 2>"$tmp/g.err"; then
         one "gen-$mix-$s-$z" "$tmp/g.events"

@@ -78,7 +78,7 @@ echo "fetch: apt-get source postfix"
     echo "fetch: apt-get source postfix failed" >&2
     exit 1
 }
-dsc=$(ls "$base"/dl/postfix_*.dsc | head -1)
+dsc=$(find "$base/dl" -maxdepth 1 -name 'postfix_*.dsc' | head -1)
 dir=$(find "$base/dl" -mindepth 1 -maxdepth 1 -type d -name 'postfix-*' | head -1)
 if [ -z "$dsc" ] || [ -z "$dir" ] || [ ! -f "$dir/src/qmgr/qmgr_job.c" ]; then
     cat "$apt/source.log" >&2

@@ -19,5 +19,5 @@ fi
 first=$(cmp "$tmp/q" "$tmp/p" | sed -n 's/.* line \([0-9]*\)$/\1/p')
 at=$(head -n "$first" "$tmp/q" | grep '^# @' | tail -1 | sed 's/# @//')
 echo "first difference after stream line $at: $(sed -n "${at}p" "$tmp/s.events")"
-diff "$tmp/q" "$tmp/p" | head -${LINES_SHOWN:-20}
+diff "$tmp/q" "$tmp/p" | head -n "${LINES_SHOWN:-20}"
 exit 1

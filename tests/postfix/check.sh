@@ -11,7 +11,7 @@
 # recorded trace.
 # Under CI=true a failure to obtain or build Postfix is a failure; otherwise
 # it is reported (and counted as a skip, never silently).
-# Prints "ok NAME" / "FAIL NAME: detail" / "skip NAME: why" lines.
+# Prints "ok NAME" / "FAIL NAME: detail" / "SKIP NAME: why" lines.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
@@ -47,7 +47,7 @@ else
     if [ "${CI:-}" = true ]; then
         fail postfix/harness-build "cannot obtain or build Postfix: $(tail -3 "$tmp/build.out" | tr '\n' ' ')"
     else
-        echo "skip postfix/harness-build: cannot obtain or build Postfix (offline?): $(tail -1 "$tmp/build.out")"
+        echo "SKIP postfix/harness-build: cannot obtain or build Postfix (offline?): $(tail -1 "$tmp/build.out")"
     fi
     [ $failures -eq 0 ]
     exit $?

@@ -110,8 +110,9 @@ postfix-diff-long: $(BUILD)/qsched $(PFQMGR)
 # input runs in a fresh process (fork server).  Postfix's own files get
 # AFL++'s coverage (and ASan in the san build) but not our warning flags or
 # UBSan: they are not ours.  fuzz-postfix runs it FUZZ_POSTFIX_SECONDS
-# (default 600); fuzz-postfix-smoke is the CI run, part of `make
-# fuzz-smoke`; the figures of a long run are in fuzz/README.md.
+# (default 600); fuzz-postfix-smoke is the short run of `make check-all`
+# (tests/postfix/check-all.sh, hook postfix-fuzz of tests/run.sh); the
+# figures of a long run are in fuzz/README.md.
 FUZZ_POSTFIX_SECONDS ?= 600
 FUZZ_BUILD ?= build/fuzz
 PFX_FUZZ_PFXSRC := $(PFX_QMGR:%=qmgr/%) $(PFX_UTIL:%=util/%) \
@@ -174,6 +175,3 @@ fuzz-postfix-smoke:
 	  echo "fuzz-postfix-smoke: skipped (cannot build the Postfix harness: $$(tail -1 $(BUILD)/fuzz-postfix-build.log))"; \
 	fi
 
-ifeq ($(FUZZ_HAVE_AFL),yes)
-fuzz-smoke: fuzz-postfix-smoke
-endif

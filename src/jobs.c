@@ -183,6 +183,8 @@ static void job_unlink(qs_job *job)
     qsi_job_parent_gone(job, NULL);
     if (t->job_current == job)
         t->job_current = job->lnext;
+    if (job == t->cand_cache || job == t->cand_current)
+        QSI_CAND_RESET(t);      /* S-PFX-20 */
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -258,6 +260,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     }
     if (job->stack_level < 0)
         job_link(s, job, revived);
+    QSI_CAND_RESET(t);          /* S-PFX-20: new recipients expected */
     if (QS_IS_BLOCKER(job)) {
         job->blocker_tag = 0;
         t->job_current = t->jhead;

@@ -252,10 +252,30 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     else
         s->xhead = t;
     s->xtail = t;
-    if (!s->rr)
-        s->rr = t;
+    qsi_transport_ring_insert(s, t);
     s->ntransports++;
     return t;
+}
+
+/* S-PRE-14: the round-robin cycle.  Document profile: the creation order,
+ * a new transport goes last in the cycle.  S-PFX-13 (postfix profile):
+ * Postfix puts a new transport at the head of its transport list, which
+ * is where its round robin resumes, so the new transport is tried next. */
+void qsi_transport_ring_insert(qs_sched *s, qs_transport *t)
+{
+    qs_transport *before, *prev;
+    if (!s->rr) {
+        t->rr_next = t;
+        s->rr = t;
+        return;
+    }
+    before = qsi_postfix(s) ? s->rr : s->xhead;
+    for (prev = before; prev->rr_next != before; prev = prev->rr_next)
+        ;
+    prev->rr_next = t;
+    t->rr_next = before;
+    if (qsi_postfix(s))
+        s->rr = t;
 }
 
 /* ---- the public API: life cycle and time ---- */
@@ -312,6 +332,11 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->active_limit = qs_param_int(p, NULL, QP_ACTIVE_LIMIT);
     s->msg_rcpt_limit = qs_param_int(p, NULL, QP_MSG_RCPT_LIMIT);
     s->msg_rcpt_minimum = qs_param_int(p, NULL, QP_MSG_RCPT_MINIMUM);
+    /* S-PFX-15: when it starts, Postfix's queue manager raises
+     * qmgr_message_recipient_limit to qmgr_message_active_limit if it is
+     * smaller (with a warning in its log). */
+    if (qsi_postfix(s) && s->msg_rcpt_limit < s->active_limit)
+        s->msg_rcpt_limit = s->active_limit;
     s->min_backoff = qs_param_int(p, NULL, QP_MIN_BACKOFF);
     qs_map_init(&s->transports);
     qs_map_init(&s->messages);
@@ -412,7 +437,7 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
         qsi_blocker_update(s, q);
-        qsi_queue_free_if_idle(q);
+        qsi_queue_free_if_idle(s, q);
     }
     return 0;
 }

@@ -276,7 +276,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         s->batch[i].ordinal = ordinal_base + i + 1;
         s->batch[i].deferred = 0;
         /* a transport exists from the first read naming it (its postfix
-         * profile warning, S-PFX-7, appears then) */
+         * profile warning, S-PFX-7, appears then); the postfix profile
+         * creates transports in its resolve order instead (S-PFX-11) */
         if (!qsi_postfix(s))
             qsi_transport_obtain(s, g->transport);
         if (++m->cur_offset == g->count) {
@@ -373,7 +374,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     /* Fully read: every job gives back what it does not need (S-MEM-5).
      * The document: a job keeps its slots "until all recipients of its
      * message are read.  When this happens, all unused recipient slots are
-     * transferred to the next job" with unread recipients. */
+     * transferred to the next job" with unread recipients.  "Fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
     if (!QS_UNREAD(m)) {
         qs_job *j;
         for (j = m->jobs; j; j = j->mnext)

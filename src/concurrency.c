@@ -146,7 +146,8 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
  * follows from Postfix keeping queues only while they hold something, and
  * qsched reproduces it because it is visible in every trace.  A dead
  * queue, by contrast, must stay: it is the memory that the destination is
- * dead, and new recipients for it are deferred (S-CON-9) until revival. */
+ * dead, and new recipients for it are deferred (S-CON-9) until revival.
+ * s->queue_count counts the destinations (S-PFX-19). */
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;

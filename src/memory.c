@@ -153,7 +153,9 @@ static int message_finish(qs_sched *s, qs_message *m);
 /* Queue m for the end-of-event check (qsi_run_checks).  Checks are
  * deferred rather than done on the spot because a check may free the
  * message and its jobs, and the code that changed the counts (a selection
- * walk, a deferral loop) may still hold pointers to them. */
+ * walk, a deferral loop) may still hold pointers to them.  (The postfix
+ * profile checks on the spot where Postfix does: S-PFX-18 below; the
+ * callers there hold no pointer into the message.) */
 void qsi_message_schedule_check(qs_sched *s, qs_message *m)
 {
     if (m->check_pending)
@@ -194,20 +196,18 @@ void qsi_message_realloc(qs_sched *s, qs_message *m)
 }
 
 /* A message whose in-core recipients are all dealt with reads more, or
- * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7).
+ * leaves the active queue (S-MEM-2, S-MEM-7).
  *
  *     while nothing in core and some unread: read a batch
  *     nothing in core and nothing unread:
  *         free its jobs, leave the active queue (`leave`)
- *     (then, in activate_waiting: while messages wait and the active
- *     queue has room, activate the oldest waiting message)
  *
  * The loop is needed because a whole batch can be deferred as it is read
  * (every recipient for a dead destination), leaving the count at 0 again.
  * The document: reading happens "any time when all in-core recipients of
  * the message are dealt with (which may also mean they were deferred) but
  * there are still more in the queue file".  Returns 1 if m left (and was
- * freed). */
+ * freed); the waiting messages are let in by the caller. */
 static int message_finish(qs_sched *s, qs_message *m)
 {
     qs_trace r;
@@ -245,10 +245,9 @@ static int message_finish(qs_sched *s, qs_message *m)
     return 1;
 }
 
-/* S-MEM-2: waiting messages enter from the head of the FIFO while there
- * is room: the room a leaving message leaves lets them in, oldest first.
- * (The document's "incoming having priority" over the deferred queue has
- * nothing to compete with: qsched has no deferred queue.) */
+/* S-MEM-2: the room a message leaves lets waiting messages in, oldest
+ * first.  (The document's "incoming having priority" over the deferred
+ * queue has nothing to compete with: qsched has no deferred queue.) */
 static void activate_waiting(qs_sched *s)
 {
     while (s->incoming_head && s->active_count < s->active_limit) {

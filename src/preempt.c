@@ -451,7 +451,8 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * which "would really degrade performance".  Its share is half of what
      * is left of the extra pool, rounded up, so repeated preemptions never
      * drain it below zero; the normal pool goes negative by that amount
-     * (S-INV-5 allows down to -extra_recipient_limit). */
+     * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
     if (QS_UNREAD(job->message)) {
         int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
                                             t->rcpt_unused);

@@ -258,9 +258,9 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
                 QSI_CAND_RESET(t);
             t->job_current = job;
             /* Done with this job for now: it leaves the job lists
-             * (S-PRE-2).  A job whose message still has unread
-             * recipients stays, since the next batch may bring it
-             * entries and its place in the list must be kept. */
+             * (S-PRE-2).  A job whose message is not fully read
+             * (QS_UNREAD, S-PFX-16) stays, since the next batch may bring
+             * it entries and its place in the list must be kept. */
             if (!QS_HAS_ENTRIES(job) && !QS_UNREAD(job->message))
                 qsi_job_retire(s, job);
             return 1;

@@ -159,7 +159,8 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     /* active messages in activation order: the order of later batches
      * and of the by-time list.  The read cursor (g.offset) says where the
      * next batch starts; f, the last read time, decides the refill delay
-     * (S-MEM-7); l and c the room of the next batch (S-MEM-4). */
+     * (S-MEM-7); l and c the room of the next batch (S-MEM-4).  " e"
+     * (postfix profile): the last read filled its limit (S-PFX-16). */
     for (m = s->active_head; m; m = m->next)
         sb_printf(&b, "M%s%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
                   "x%lld;", m->id, m->end_unseen ? " e" : "",

@@ -1,19 +1,58 @@
 /*
- * check.c - the invariant checker, the state description and the canonical
- * state encoding.
+ * check.c - the invariant checker.
  *
  * Owns: qs_check_invariants (spec/memory.md S-INV-*), used by tests,
  * `qsched --check-invariants`, the fuzz harnesses and the bounded model
- * checker; qs_describe (divergence reports); qs_encode_state (state
- * deduplication in the model checker).  Read-only over the core's state:
+ * checker.  (The state's text forms, qs_describe and qs_encode_state, are
+ * in state_text.c.)  Read-only over the core's state:
  * every count is recomputed from the structures and compared with the
  * incrementally kept one.
+ *
+ * Why it exists.  The scheduler keeps many counts incrementally (entries
+ * pending per queue, recipients in core per job, message and transport,
+ * slots per job, ready queues) so that each decision is O(1); the document
+ * states the relations between them only in passing ("the jobs queued
+ * before this job are completely read ... and have at maximum as many
+ * slots as they still have recipients in-core").  A count that drifts
+ * would not crash anything: it would silently make a different decision
+ * later.  Recounting from the lists after every event turns such drift
+ * into an error at the event that caused it.  The pointer-heavy core is
+ * not proved with Frama-C (proofs/README.md says why); this checker, run
+ * by the fuzzers and the model checker over millions of states, is what
+ * stands in for that proof.
+ *
+ * How to read each check below: the invariant, the argument why the core
+ * keeps it (which code moves the counts, and why the moves balance), and
+ * the rule that would be broken, visibly or silently, if it did not hold.
+ *
+ * The invariants (spec/memory.md, "Invariants"):
+ *   S-INV-1  every recipient of a message is unread, in core, delivered
+ *            or deferred, exactly once
+ *   S-INV-2  the two job lists hold the same jobs, the by-time list is
+ *            sorted, stack levels and parents agree
+ *   S-INV-3  each queue's lists agree with its counts; a dead queue has
+ *            nothing pending
+ *   S-INV-4  each job's recipient and entry counts agree with its entries
+ *   S-INV-5  the job slots and the pool of a transport add up to its
+ *            recipient limit; the pool stays >= -extra_recipient_limit
+ *   S-INV-6  a live window is in [1, limit]
+ *   S-INV-7  at most qmgr_message_active_limit messages are active, and
+ *            messages wait only while the active queue is full
+ *   S-INV-8  recipients in core stay within the bound that holds
+ *
+ * Implements no section of SCHEDULER_README; it states the document's
+ * structural claims as checks (rule ids S-INV-1 .. S-INV-8).  May not:
+ * change anything (every parameter is const), or assert the document's
+ * S-MEM-9 bound formulas, which valid streams exceed (S-INV-8 instead).
  */
 #include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include "sched_int.h"
 
+/* The first broken invariant, as one line in err; returns -1.
+ * Only the first: after one count has drifted, later checks that use it
+ * would report consequences, not the cause. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -25,13 +64,22 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* CHECK(condition, message...): stop at the first broken invariant. */
 #define CHECK(cond, ...)                                                      \
     do {                                                                      \
         if (!(cond))                                                          \
             return fail(err, errlen, __VA_ARGS__);                            \
     } while (0)
 
-/* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows. */
+/* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows.
+ * Pending entries have no handle and 1 .. destination recipient limit
+ * recipients (S-PRE-1); in-flight entries are exactly those of the
+ * in-flight map; a dead queue holds nothing pending (S-CON-9: its entries
+ * were deferred, and new recipients for it are deferred as read).  The
+ * window of a live queue stays in [1, limit]: the negative step never
+ * goes below 1 (S-CON-7) and the clamp keeps it under the limit
+ * (S-CON-5).  The ready flag must match its definition, since qs_select
+ * trusts the transport's ready count to skip a transport. */
 static int check_queue(const qs_sched *s, const qs_transport *t,
                        const qs_queue *q, int64_t *busy_sum, char *err,
                        size_t errlen)
@@ -39,6 +87,13 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     const qs_entry *e;
     int64_t todo = 0, busy = 0;
     int ready;
+    /* Pending entries: a handle is given only at selection, and an entry
+     * is created for a recipient, so it is never empty.
+     * Why the size bound holds: jobs.c adds a recipient to an existing
+     * entry only while the entry is below the destination recipient
+     * limit, else starts a new one (S-PRE-1).  An entry above it would be
+     * one delivery carrying more recipients than the transport allows,
+     * and MIN/MAX (S-MEM-8), which count entries, would be too small. */
     for (e = q->todo_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle == 0 && e->nrcpt >= 1,
               "queue %s:%s: bad todo entry", t->name, q->name);
@@ -48,6 +103,8 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               (long long)e->nrcpt);
         todo++;
     }
+    /* In-flight entries: each is the one its handle finds, or a `done`
+     * would complete the wrong delivery. */
     for (e = q->busy_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle > 0,
               "queue %s:%s: bad busy entry", t->name, q->name);
@@ -56,12 +113,27 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               q->name, (long long)e->handle);
         busy++;
     }
+    /* The counts against the lists.  Why they hold: every move of an
+     * entry between todo, busy and gone is made by one helper that
+     * updates the count beside the list (select: todo -> busy; done:
+     * busy -> gone; death: todo -> deferred).  q->busy is the queue's
+     * "busy_refcount" of the safety rule (S-CON-3) and q->todo what makes
+     * it ready; a drift in either would change feedback or selection
+     * without any error. */
     CHECK(todo == q->todo && busy == q->busy,
           "queue %s:%s: todo/busy counts %lld/%lld, lists hold %lld/%lld",
           t->name, q->name, (long long)q->todo, (long long)q->busy,
           (long long)todo, (long long)busy);
+    /* Why a dead queue has nothing pending: death defers every pending
+     * entry at once (S-CON-9, item 3), and a recipient read for a dead
+     * destination is deferred at the read, never queued.  A pending entry
+     * on a dead queue could never be selected (a dead queue is never
+     * ready) and its job would never finish: its message would stay in
+     * the active queue for good. */
     CHECK(!q->dead || q->todo == 0,
           "queue %s:%s: dead but has pending entries", t->name, q->name);
+    /* A dead queue's window is not checked: it is frozen at its value when
+     * it died and unused until revival resets it. */
     if (!q->dead) {
         int hi = t->dest_conc_limit;
         /* document profile: the initial window may exceed the limit until
@@ -72,6 +144,13 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               "queue %s:%s: window %d outside [1, %d]", t->name, q->name,
               q->window, hi);
     }
+    /* ready = live, window above deliveries in flight, something pending:
+     * exactly "may this destination get one more delivery now".  It is
+     * recomputed (concurrency.c) after every change of those three
+     * fields, and t->ready_queues counts the queues that have it.
+     * The cached flag against its definition (concurrency.c): a stale flag
+     * would make qs_select skip a transport that has work, or walk one
+     * that has none. */
     ready = !q->dead && q->window > q->busy && q->todo > 0;
     CHECK(ready == q->ready, "queue %s:%s: stale ready flag", t->name,
           q->name);
@@ -79,12 +158,30 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     return 0;
 }
 
-/* S-INV-2: the two job lists, the stacks, the current job. */
+/* S-INV-2: the two job lists, the stacks, the current job.
+ * Both lists hold the same jobs (counted), only linked ones (level >= 0);
+ * the by-time list is sorted by enqueue time (the pools and the early
+ * stop of the candidate scan depend on it); the current job is on the
+ * list.  Stack relations: a job has a parent exactly when its level is
+ * above 0, except orphans (level > 0, parent gone, S-PRE-10); a child
+ * sits deeper than its parent and, under the job it preempted, exactly one
+ * level deeper, since the refund (S-PRE-9) tells original parents from
+ * adoptive ones by that difference; parent and child lists agree. */
+/* Why these hold: a job enters both lists together (jobs.c links it on
+ * the scheduler's list by arrival time and on the by-time list in enqueue
+ * order) and leaves both together at retirement, which also sets its
+ * level to -1; preemption (preempt.c) only moves a job within the
+ * scheduler's list and pushes it one level above the job it preempts;
+ * a pop restores the level and hands the children to the parent (S-PRE-10).
+ * What breaks otherwise: a job on one list only is scheduled but never
+ * given recipient slots, or the reverse (S-MEM-5 walks the by-time list);
+ * wrong levels make the refund of S-PRE-9 go to the wrong job. */
 static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
 {
     const qs_job *j, *c;
     int64_t nl = 0, nt = 0;
     int current_seen = t->job_current == NULL;
+    /* The scheduler's list, with the stack relations of each job on it. */
     for (j = t->jhead; j; j = j->lnext) {
         CHECK(j->transport == t && j->stack_level >= 0,
               "transport %s: job %s on the list with level %d", t->name,
@@ -122,8 +219,16 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
                   "elsewhere", t->name, c->message->id, j->message->id);
         nl++;
     }
+    /* A current job off the list would start the selection walk from a
+     * retired or freed job. */
     CHECK(current_seen, "transport %s: current job not on the job list",
           t->name);
+    /* The by-time list: linked jobs only, sorted by enqueue time.
+     * Sorted because jobs.c inserts a job at the place of its message's
+     * enqueue time (walking back from the tail), also when a retired job
+     * is relinked by a later batch (S-PRE-13); enqueue times are set at
+     * activation and virtual time only moves forward (S-EV-6).  Unsorted, the pool walk of
+     * S-MEM-5 would give slots to a younger job before an older one. */
     for (j = t->thead; j; j = j->tnext) {
         CHECK(j->stack_level >= 0, "transport %s: retired job %s on the "
               "by-time list", t->name, j->message->id);
@@ -133,18 +238,41 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
               j->message->id);
         nt++;
     }
+    /* Same number on both lists: catches a job linked on one list only
+     * (a link or unlink that forgot the other list). */
     CHECK(nl == nt, "transport %s: %lld jobs on the scheduler's list, %lld "
           "on the by-time list", t->name, (long long)nl, (long long)nt);
     return 0;
 }
 
 /* S-INV-1, S-INV-4: per message recipient conservation and per job
- * entry/recipient/slot accounting. */
+ * entry/recipient/slot accounting.
+ * For each job: its peers' pending lists match their counts, a peer is
+ * kept only while it has entries (pending or in flight), the recipients
+ * of its pending and in-flight entries add up to its rcpt_count, and read
+ * - selected entries equals what is pending.  For the message: its jobs'
+ * recipients add up to its count in core; every recipient is exactly one
+ * of unread, in core, delivered or deferred (nothing lost, nothing
+ * doubled); and its limit is the minimum plus its jobs' slots (S-MEM-4),
+ * the identity that makes sponsoring safe. */
+/* Why conservation holds (S-INV-1): a recipient changes state only at
+ * four places - read (unread -> in core, memory.c), deferred at the read
+ * (unread -> deferred), completion of its entry (in core -> delivered or
+ * deferred, messages.c), death of its destination (in core -> deferred) -
+ * and each moves the same count out of one field and into another.  A
+ * leak here would be a recipient the trace never mentions again, or one
+ * delivered twice.  The limit identity (S-MEM-4) holds because a job's
+ * slots are added to or taken from the message's limit in the same step
+ * as the job's own rcpt_limit changes; without it a message could read
+ * more than its jobs have room for, the loophole that sponsoring
+ * (S-MEM-5) would open. */
 static int check_message(const qs_sched *s, const qs_message *m,
                          int64_t *in_core_sum, char *err, size_t errlen)
 {
     const qs_job *j;
     int64_t in_core = 0, job_limits = 0;
+    /* Each job: recount its pending entries and recipients from its
+     * peers, and its in-flight recipients from its queues. */
     for (j = m->jobs; j; j = j->mnext) {
         const qs_peer *p;
         int64_t rc = 0, todo = 0, peers = 0;
@@ -160,12 +288,16 @@ static int check_message(const qs_sched *s, const qs_message *m,
             busy_refs = p->refcount - p->todo;
             CHECK(busy_refs >= 0, "message %s: peer %s refcount", m->id,
                   p->queue->name);
+            /* An empty peer would still be tried by the round robin, and
+             * its refcount would go wrong at the next entry. */
             CHECK(p->refcount > 0, "message %s: unused peer %s kept", m->id,
                   p->queue->name);
             todo += pt;
             peers++;
         }
-        /* busy recipients of this job, found through its queues */
+        /* busy recipients of this job, found through its queues (an
+         * in-flight entry is on its queue's busy list, no longer on its
+         * peer's list) */
         {
             const qs_peer *pp;
             for (pp = j->peer_head; pp; pp = pp->next) {
@@ -175,20 +307,33 @@ static int check_message(const qs_sched *s, const qs_message *m,
                         rc += e->nrcpt;
             }
         }
+        /* A peer exists per (job, destination) with entries; jobs.c
+         * moves peer_count where it links and frees peers, and a peer
+         * linked or freed without it is caught here. */
         CHECK(peers == j->peer_count, "message %s: peer count", m->id);
         CHECK(rc == j->rcpt_count, "message %s job %s: rcpt_count %lld, "
               "entries hold %lld", m->id, j->transport->name,
               (long long)j->rcpt_count, (long long)rc);
+        /* read - selected = pending, the definition QS_HAS_ENTRIES uses
+         * to decide whether a job has work.  Holds because an entry is
+         * counted read when it is created and selected when it is handed
+         * out or deferred by a dead destination (S-CON-9: dealt with,
+         * S-MEM-8); both never decrease. */
         CHECK(j->read_entries - j->selected_entries == todo,
               "message %s job %s: read %lld - selected %lld != %lld todo "
               "entries", m->id, j->transport->name,
               (long long)j->read_entries, (long long)j->selected_entries,
               (long long)todo);
+        /* Only the pool may go negative (S-MEM-6); a job gives back at
+         * most what it has spare (qs_pool_unused). */
         CHECK(j->rcpt_limit >= 0, "message %s job %s: negative slots",
               m->id, j->transport->name);
         in_core += rc;
         job_limits += j->rcpt_limit;
     }
+    /* The message's in-core count is what its next batch is measured
+     * against (S-MEM-4: limit - in core = room), so it must be the sum
+     * of its jobs' counts, each recounted above. */
     CHECK(in_core == m->rcpt_count, "message %s: rcpt_count %lld, jobs hold "
           "%lld", m->id, (long long)m->rcpt_count, (long long)in_core);
     CHECK(m->rcpt_total == m->rcpt_unread + m->rcpt_count + m->delivered +
@@ -205,6 +350,14 @@ static int check_message(const qs_sched *s, const qs_message *m,
     return 0;
 }
 
+/* Every invariant, messages first (they give the global in-core count
+ * the transports are compared with), then each transport's queues, job
+ * lists and pool.  O(size of the state): meant for tests and harnesses,
+ * never called by the scheduler itself. */
+/* The order matters only for the message printed: a broken message
+ * count is reported as such, not as the transport total it also breaks.
+ * Called after every event by --check-invariants; the core never calls
+ * it, so a release build pays nothing for it. */
 int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
 {
     const qs_transport *t;
@@ -221,8 +374,14 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
           "active queue holds %lld messages (count %lld, limit %lld)",
           (long long)active, (long long)s->active_count,
           (long long)s->active_limit);
+    /* A message waiting while there is room would have been activated
+     * when the room appeared (memory.c); this catches a missed wake-up. */
     CHECK(s->incoming_head == NULL || s->active_count == s->active_limit,
           "messages wait while the active queue has room");
+    /* The scheduler-wide count drives the first batch (S-MEM-3): a new
+     * message may read the global limit minus this count (but at least
+     * the minimum).  It is moved in the same helpers that move the
+     * messages' counts, so it equals their sum. */
     CHECK(in_core == s->in_core, "in-core recipients %lld, counted %lld",
           (long long)s->in_core, (long long)in_core);
     for (t = s->xhead; t; t = t->next) {
@@ -237,9 +396,16 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
         CHECK(busy == t->in_flight, "transport %s: in flight %lld, queues "
               "hold %lld", t->name, (long long)t->in_flight,
               (long long)busy);
+        /* qs_select never starts a delivery on a transport at its
+         * process limit (S-PRE-14): the round robin tests the limit
+         * before it selects, and only a completion lowers in_flight.
+         * Above it, the model would run more delivery agents than
+         * master.cf allows, and every timing derived from it would be
+         * wrong. */
         CHECK(t->in_flight <= t->process_limit, "transport %s: %lld in "
               "flight over the process limit %d", t->name,
               (long long)t->in_flight, t->process_limit);
+        /* qs_select skips a transport whose ready count is 0. */
         CHECK(ready == t->ready_queues, "transport %s: ready count",
               t->name);
         inflight += busy;
@@ -247,7 +413,11 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
             return -1;
         /* S-INV-5: pool conservation: slots held by jobs plus the pool
          * equal the transport's limit; the pool never lends more than the
-         * extra pool. */
+         * extra pool.
+         * Slots only move between jobs and the pool (S-MEM-5), except the
+         * extra share of S-MEM-6, which the pool lends by going negative;
+         * a slot created or lost would change what the transport may hold
+         * in core for the rest of the run. */
         for (m = s->active_head; m; m = m->next)
             for (j = m->jobs; j; j = j->mnext)
                 if (j->transport == t) {
@@ -264,175 +434,23 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
         CHECK(tcore == t->in_core, "transport %s: in core %lld, jobs hold "
               "%lld", t->name, (long long)t->in_core, (long long)tcore);
     }
+    /* Every handle in the map is on some queue's busy list: no delivery
+     * can be completed that no queue knows about.  Together with the
+     * per-queue check (each busy entry is found by its handle) this makes
+     * the map and the busy lists the same set: a `done Dn` finds exactly
+     * the entry that was selected as Dn (S-EV-9). */
     CHECK(inflight == (int64_t)s->inflight.count, "deliveries in flight "
           "%lld, queues hold %lld", (long long)s->inflight.count,
           (long long)inflight);
-    /* S-INV-8: the in-core bound that holds.  The document's S-MEM-9
+    /* S-INV-8: the in-core bound that holds, G + min x A + sum over
+     * transports of (R + X).  The argument: first batches take from the
+     * global budget G, or the minimum per active message when G is used
+     * up (min x A); later batches are paid from the transports' pools,
+     * which lend at most R + X each (S-INV-5).  The document's S-MEM-9
      * formulas are not asserted: valid streams exceed them (spec/memory.md,
      * tests/unit/test_memory.c); --stats prints them beside the peak. */
     CHECK(s->in_core <= qs_bound_holding(s), "%lld recipients in core "
           "exceed the bound %lld (S-INV-8)", (long long)s->in_core,
           (long long)qs_bound_holding(s));
     return 0;
-}
-
-/* ---- text output into a caller's buffer ---- */
-
-typedef struct sbuf {
-    char *buf;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    char *dst = b->len < b->cap ? b->buf + b->len : NULL;
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    va_start(ap, fmt);
-    n = vsnprintf(dst, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        b->len += (size_t)n;
-}
-
-size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
-{
-    sbuf b = {buf, 0, buflen};
-    const qs_transport *t;
-    if (buflen)
-        buf[0] = 0;
-    sb_printf(&b, "time %lld, %lld messages active, %lld recipients in "
-              "core\n", (long long)s->now, (long long)s->active_count,
-              (long long)s->in_core);
-    for (t = s->xhead; t; t = t->next) {
-        const qs_job *j;
-        const qs_queue *q;
-        sb_printf(&b, "transport %s: %lld in flight (process limit %d), "
-                  "pool %lld\n  job list:", t->name, (long long)t->in_flight,
-                  t->process_limit, (long long)t->rcpt_unused);
-        for (j = t->jhead; j; j = j->lnext)
-            sb_printf(&b, " %s%s(level %d, counter %lld, selected %lld/%lld"
-                      "%s%s)", j == t->job_current ? "*" : "",
-                      j->message->id, j->stack_level,
-                      (long long)j->slots_available,
-                      (long long)j->selected_entries,
-                      (long long)QS_MAX_ENTRIES(j),
-                      QS_IS_BLOCKER(j) ? ", blocker" : "",
-                      j->parent ? ", preempting " : "");
-        sb_printf(&b, "\n  destinations:");
-        for (q = t->qhead; q; q = q->next) {
-            if (q->dead)
-                sb_printf(&b, " %s(dead, %lld in flight)", q->name,
-                          (long long)q->busy);
-            else
-                sb_printf(&b, " %s(window %d, %lld in flight, %lld pending)",
-                          q->name, q->window, (long long)q->busy,
-                          (long long)q->todo);
-        }
-        sb_printf(&b, "\n");
-    }
-    return b.len;
-}
-
-/* Canonical encoding: every field that influences future behaviour, in
- * list order, with objects named by message id / destination name (never
- * by address).  Doubles are written as their exact hex form. */
-size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
-{
-    sbuf b = {buf, 0, buflen};
-    const qs_transport *t;
-    const qs_message *m;
-    if (buflen)
-        buf[0] = 0;
-    sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-              (long long)s->next_handle, (long long)s->in_core,
-              s->rr ? s->rr->name : "-");
-    for (m = s->active_head; m; m = m->next)
-        sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
-                  "x%lld;", m->id, (long long)m->queued_time, m->cur_group,
-                  (long long)m->cur_offset, (long long)m->rcpt_unread,
-                  (long long)m->rcpt_count, (long long)m->rcpt_limit,
-                  (long long)m->refill_time, (long long)m->delivered,
-                  (long long)m->deferred);
-    for (m = s->incoming_head; m; m = m->next)
-        sb_printf(&b, "W%s;", m->id);
-    for (t = s->xhead; t; t = t->next) {
-        const qs_job *j;
-        const qs_queue *q;
-        sb_printf(&b, "|X%s p%lld cur%s un%s|", t->name,
-                  (long long)t->rcpt_unused,
-                  t->job_current ? t->job_current->message->id : "-",
-                  t->job_next_unread ? t->job_next_unread->message->id : "-");
-        for (q = t->qhead; q; q = q->next) {
-            const qs_entry *e;
-            sb_printf(&b, "Q%s w%d s%a f%a c%a d%d r%lld b%d:", q->name,
-                      q->window, q->success, q->failure, q->fail_cohorts,
-                      q->dead, (long long)q->revive_at,
-                      q->blocker_tag == t->blocker_tag);
-            for (e = q->todo_head; e; e = e->qnext)
-                sb_printf(&b, "t%s/%lld,", e->peer->job->message->id,
-                          (long long)e->nrcpt);
-            for (e = q->busy_head; e; e = e->qnext)
-                sb_printf(&b, "D%lld/%s/%lld,", (long long)e->handle,
-                          e->peer->job->message->id, (long long)e->nrcpt);
-            sb_printf(&b, ";");
-        }
-        for (j = t->jhead; j; j = j->lnext) {
-            const qs_peer *p;
-            sb_printf(&b, "J%s L%d P%s B%d a%lld u%lld s%lld r%lld c%lld "
-                      "l%lld:", j->message->id, j->stack_level,
-                      j->parent ? j->parent->message->id : "-",
-                      QS_IS_BLOCKER(j), (long long)j->slots_available,
-                      (long long)j->slots_used,
-                      (long long)j->selected_entries,
-                      (long long)j->read_entries, (long long)j->rcpt_count,
-                      (long long)j->rcpt_limit);
-            for (p = j->peer_head; p; p = p->next)
-                sb_printf(&b, "%s,", p->queue->name);
-            sb_printf(&b, ";");
-        }
-        sb_printf(&b, "by-time:");
-        for (j = t->thead; j; j = j->tnext)
-            sb_printf(&b, "%s,", j->message->id);
-    }
-    /* retired jobs keep counters that matter if they come back */
-    for (m = s->active_head; m; m = m->next) {
-        const qs_job *j;
-        for (j = m->jobs; j; j = j->mnext)
-            if (j->stack_level < 0)
-                sb_printf(&b, "|r%s/%s a%lld u%lld s%lld r%lld c%lld l%lld",
-                          m->id, j->transport->name,
-                          (long long)j->slots_available,
-                          (long long)j->slots_used,
-                          (long long)j->selected_entries,
-                          (long long)j->read_entries,
-                          (long long)j->rcpt_count,
-                          (long long)j->rcpt_limit);
-    }
-    /* the recipients still unread, active and waiting messages: they decide
-     * future batches (a last section, so that readers of the fields above
-     * need not know it) */
-    sb_printf(&b, "|g");
-    for (m = s->active_head; m; m = m->next) {
-        size_t g;
-        sb_printf(&b, "%s", m->id);
-        for (g = m->cur_group; g < m->ngroups; g++)
-            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
-                      m->groups[g].local ? m->groups[g].local : "",
-                      m->groups[g].nexthop,
-                      (long long)(m->groups[g].count -
-                                  (g == m->cur_group ? m->cur_offset : 0)));
-        sb_printf(&b, ";");
-    }
-    for (m = s->incoming_head; m; m = m->next) {
-        size_t g;
-        sb_printf(&b, "%s", m->id);
-        for (g = 0; g < m->ngroups; g++)
-            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
-                      m->groups[g].local ? m->groups[g].local : "",
-                      m->groups[g].nexthop, (long long)m->groups[g].count);
-        sb_printf(&b, ";");
-    }
-    return b.len;
 }

@@ -1,21 +1,101 @@
 /*
- * concurrency.c - the Postfix 2.5 concurrency scheduler: one window per
- * destination queue, positive and negative feedback with hysteresis, the
- * safety rule, pseudo-cohort failure, dead destinations and their revival.
+ * concurrency.c - the Postfix 2.5 concurrency scheduler: how many
+ * deliveries one destination may have in flight, how that number moves
+ * with success and failure, and when a destination is given up for a
+ * while ("dead") and taken back.
  *
- * Owns: destination queues (creation, readiness, discarding) and every
- * change of a queue's window, success, failure and fail_cohorts counters.
- * Implements SCHEDULER_README "Concurrency scheduling" (the pseudocode
- * "Pseudocode for the Postfix 2.5 concurrency scheduler" and the dead
- * destination summary): S-CON-1 .. S-CON-13, S-PFX-1 .. S-PFX-8, S-PFX-10.
- * The arithmetic is in kernels.c.  May not: choose entries or jobs
- * (select.c, preempt.c).
+ * Implements SCHEDULER_README, "Concurrency scheduling": the summaries of
+ * the feedback algorithm and of dead destination detection, and the
+ * "Pseudocode for the Postfix 2.5 concurrency scheduler".  Rules S-CON-1 ..
+ * S-CON-13 (spec/concurrency.md) and the Postfix profile's differences
+ * S-PFX-1 .. S-PFX-8 and S-PFX-10 (spec/profiles.md).
+ *
+ * Owns: destination queues (creation, readiness, discarding, the dead
+ * list) and every change of a queue's window, success, failure and
+ * fail_cohorts.  The arithmetic of each pseudocode block (the feedback
+ * value, the hysteresis loops, the cohort count, the safety test) is a
+ * pure function in kernels.c, proved there with Frama-C; this file decides
+ * when each block runs and on which queue, and reports the result.
+ * May not: choose entries or jobs (select.c, preempt.c), or touch recipient
+ * slots (memory.c).  Pending entries of a dying queue are deferred through
+ * messages.c, blockers released through select.c.
+ *
+ * Why the design is as it is.  The old scheduler moved a destination's
+ * concurrency by +1 per good delivery and -1 per failed one, and called a
+ * destination dead when it reached 0.  The document names two faults:
+ * growth is exponential (every delivery of a pseudo-cohort - as many
+ * deliveries as the concurrency - adds one, so the concurrency doubles per
+ * cohort: 5, 10, 20), and a single failed cohort throttles a small
+ * destination to zero and suspends it.  The 2.5 design separates the two
+ * jobs the old counter did:
+ *   - concurrency control, with feedback of less than 1 per delivery
+ *     (g(N), f(N), e.g. 1/N: one step per whole cohort, so linear growth)
+ *     and integer steps taken only when a fractional accumulator crosses a
+ *     whole number (hysteresis: no oscillation on every event);
+ *   - dead destination detection, by counting failed pseudo-cohorts
+ *     (each failure adds 1/N of a cohort) against a limit, independently
+ *     of how far the window has come down.
+ * Negative feedback gets a twist: its cycle is "reversed", so the step
+ * down comes at the first failure of a cycle, not the last.  Growth should
+ * be cautious, but a correction for overload that comes late defers a lot
+ * of mail; the document shows that this asymmetry is what keeps
+ * less-than-1 feedback from deferring half the mail against a server that
+ * rejects connections beyond its limit.  The arithmetic behind that claim:
+ * at such a server the window climbs one step past the limit after 1/g
+ * successes, the first rejection takes it back at once, and the cycle
+ * repeats, so one delivery in 1 + 1/g fails.  The document's table shows
+ * this "theoretical defer rate" 1/(1+roundup(1/feedback)) measured:
+ * 1/2 with the old +/-1, 1/6 with g = 1/N at N = 5.  Had the step down
+ * waited for the end of its cycle as well, the window would sit above
+ * the limit for 1/f deliveries each time, and the gain would be lost.
+ *
+ * What the document's measurements add.  Against a server whose
+ * connection queue is full (congestion), the feedback style hardly
+ * matters: positive feedback outnumbers negative 10 to 100 times.  It
+ * matters against an active limiter (a 421 or a reset beyond N
+ * connections), where smaller feedback defers less.  The price of small
+ * concurrency-dependent feedback is noise: behind a load balancer with
+ * K servers of which one fails handshakes, g = 1/N stops growing at a
+ * window of about K.  A constant g (1/4 tolerates one bad server in
+ * four) trades some of the old +/-1 behaviour at large windows for that
+ * robustness.  Hence the three forms of S-CON-2; the defaults keep the
+ * old behaviour (g = f = 1).
+ *
+ * Tested by: tests/golden/con-* (one stream per rule, expected traces
+ * derived by hand), tests/conformance/hand/con-* and pfx-*,
+ * tests/unit/test_feedback.c, tests/sh/concurrency-*.sh (among them an
+ * independent model of the pseudocode, concurrency-model.sh).
+ *
+ * Explains itself like preemption does (spec/trace.md "The concurrency
+ * scheduler's explain lines"): every feedback event emits the test or the
+ * sum the pseudocode computes, with its numbers - `safety` (S-CON-3,
+ * S-PFX-3), `success` (the "After success" block: feedback form and value,
+ * the success counter against hysteresis 1, the window step and clamp),
+ * `cohort` (S-CON-6, S-CON-8: the failed pseudo-cohorts against the
+ * limit), `failure` ("After failure" with the reversed hysteresis), and
+ * `backoff` (S-CON-9 .. S-CON-11: when a dead destination revives, and why
+ * feedback on it is ignored).  The records carry the binary64 counters
+ * exactly (qs_trace x, y, z, w); they are explain level, so the default
+ * trace is unchanged.  Tested by tests/sh/teach-explain.sh, which
+ * recomputes every line from the pseudocode.
+ *
+ * Reading order: qsi_feedback at the end is the entry point (called by
+ * qs_done); feedback_positive and feedback_negative carry the two
+ * pseudocode blocks; queue_die and qsi_queue_revive the dead state; the
+ * queue helpers come first, then the explain records.
  */
 #include <stdlib.h>
 #include "sched_int.h"
 #include "kernels.h"
 
-/* A queue is "ready" when the transport could select from it now. */
+/*
+ * A queue is "ready" when the transport could select from it now: it is
+ * alive, has room in its window (window > busy) and something pending.
+ * The transport keeps a count of its ready queues so that qs_select can
+ * skip an idle transport in O(1) (S-PRE-14) instead of walking its job
+ * list only to find nothing.  Every change of dead, window, busy or todo
+ * is followed by a call here, which keeps the count exact (S-INV-3).
+ */
 void qsi_queue_update_ready(qs_queue *q)
 {
     int ready = !q->dead && q->window > q->busy && q->todo > 0;
@@ -25,7 +105,17 @@ void qsi_queue_update_ready(qs_queue *q)
     }
 }
 
-/* S-CON-1: a new destination starts at the initial concurrency. */
+/*
+ * S-CON-1, the pseudocode's "Initialization":
+ *     concurrency = initial_concurrency
+ *     success = failure = fail_cohorts = 0
+ * A queue comes into being with the first recipient read for it (the
+ * document: within the transport, "it finds the destination queue for the
+ * given nexthop; if it does not exist yet, it instantiates it").  calloc
+ * provides the three zeros; the initial window is the transport's
+ * resolved initial_destination_concurrency (already lowered to the limit
+ * in the postfix profile, S-PFX-9, see qsi_transport_obtain).
+ */
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 {
     qs_queue *q = qs_map_get(&t->queues, name, 0);
@@ -36,6 +126,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
+    s->queue_count++;
     qsi_map_put(&t->queues, q->name, 0, q);
     q->prev = t->qtail;
     if (t->qtail)
@@ -48,12 +139,21 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 
 /* S-CON-13: Postfix discards an in-core queue when it is empty and alive;
  * a new one starts again from the initial window.  Dead queues stay until
- * they revive. */
-void qsi_queue_free_if_idle(qs_queue *q)
+ * they revive.
+ * Why it matters: the window is not remembered across idle periods.  A
+ * destination that was throttled to 1, drained, and gets mail again starts
+ * over at the initial concurrency.  The document does not say so; it
+ * follows from Postfix keeping queues only while they hold something, and
+ * qsched reproduces it because it is visible in every trace.  A dead
+ * queue, by contrast, must stay: it is the memory that the destination is
+ * dead, and new recipients for it are deferred (S-CON-9) until revival.
+ * s->queue_count counts the destinations (S-PFX-19). */
+void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->dead || q->todo || q->busy)
         return;
+    s->queue_count--;
     if (q->ready)
         t->ready_queues--;
     qs_map_del(&t->queues, q->name, 0);
@@ -69,6 +169,86 @@ void qsi_queue_free_if_idle(qs_queue *q)
     free(q);
 }
 
+/* ---- explain records (explain level, spec/trace.md) ---- */
+
+static qs_trace conc_trace(enum qs_trace_kind kind, const qs_queue *q)
+{
+    qs_trace r = qsi_trace_init(kind);
+    r.transport = q->transport->name;
+    r.dest = q->name;
+    return r;
+}
+
+/* `safety`: S-CON-3 "Don't apply positive feedback unless concurrency <
+ * busy_refcount + init_dest_concurrency", with the busy count the profile
+ * uses (S-PFX-6), and in the postfix profile the limit stop first
+ * (S-PFX-3). */
+static void trace_safety(qs_sched *s, const qs_queue *q, int allowed)
+{
+    qs_trace r = conc_trace(QS_T_SAFETY, q);
+    r.a = q->window;
+    r.b = q->busy;
+    r.c = q->transport->init_conc;
+    r.d = q->transport->dest_conc_limit;
+    r.e = allowed;
+    r.f = qsi_postfix(s);
+    qsi_emit(s, &r);
+}
+
+/* `success` / `failure`: one feedback step - the form and value of g(N)
+ * or f(N), the counter before and after, the rounds of hysteresis 1 (each
+ * adds or takes 1, at most two, kernels.c) and the window. */
+static void trace_step(qs_sched *s, const qs_queue *q,
+                       enum qs_trace_kind kind, const qs_feedback *fb,
+                       int old, double value, double before, double after,
+                       int guard)
+{
+    qs_trace r = conc_trace(kind, q);
+    double rounds = kind == QS_T_SUCCESS ? (before + value) - after
+                                         : after - (before - value);
+    r.a = old;
+    r.b = q->window;
+    r.c = q->transport->dest_conc_limit;
+    r.d = guard;
+    r.e = (int64_t)(rounds + 0.5); /* a whole number, up to rounding */
+    r.f = fb->form;
+    r.x = fb->base;
+    r.y = value;
+    r.z = before;
+    r.w = after;
+    qsi_emit(s, &r);
+}
+
+/* `cohort`: S-CON-6, S-CON-8 / S-PFX-1, the failed pseudo-cohorts against
+ * the limit. */
+static void trace_cohort(qs_sched *s, const qs_queue *q, double before,
+                         int dead)
+{
+    qs_trace r = conc_trace(QS_T_COHORT, q);
+    r.a = q->window;
+    r.b = q->transport->cohort_limit;
+    r.c = dead;
+    r.d = qsi_postfix(s);
+    r.x = before;
+    r.y = q->fail_cohorts;
+    qsi_emit(s, &r);
+}
+
+/* `backoff`: S-CON-9 .. S-CON-11, S-PFX-8, the life of a dead
+ * destination. */
+static void trace_backoff(qs_sched *s, const qs_queue *q,
+                          enum qs_backoff_case why)
+{
+    qs_trace r = conc_trace(QS_T_BACKOFF, q);
+    r.a = q->revive_at;
+    r.b = s->min_backoff;
+    r.c = s->now;
+    r.d = why;
+    qsi_emit(s, &r);
+}
+
+/* One `window T:DEST OLD NEW` line per feedback that moved the window,
+ * however many steps it took (spec/trace.md).  Unchanged: nothing. */
 static void trace_window(qs_sched *s, qs_queue *q, int old)
 {
     qs_trace r;
@@ -82,6 +262,8 @@ static void trace_window(qs_sched *s, qs_queue *q, int old)
     qsi_emit(s, &r);
 }
 
+/* The dead list is ordered by revival time; a queue leaves it when it
+ * revives (by backoff in qs_advance, or early in the postfix profile). */
 static void queue_dead_unlink(qs_sched *s, qs_queue *q)
 {
     if (q->dprev)
@@ -121,10 +303,26 @@ static void queue_revive_state(qs_queue *q, int init, int busy, int postfix)
     q->success = q->failure = q->fail_cohorts = 0;
 }
 
-/* S-CON-10 / S-PFX-4: back from the dead. */
+/*
+ * S-CON-10 / S-PFX-4: back from the dead.
+ *     dead = 0
+ *     window = initial concurrency          (document)
+ *            = deliveries in flight, if any (postfix, S-PFX-4)
+ *     success = failure = fail_cohorts = 0
+ * The document only says delivery is "suspended" after the cohort limit;
+ * the revival is Postfix's: after minimal_backoff_time the destination is
+ * tried afresh, as if new (S-CON-10).  Postfix restarts from the number of
+ * deliveries still running when there are some, so the window starts at
+ * the load the destination is actually carrying.
+ */
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 {
     qs_trace r = qsi_trace_init(QS_T_REVIVE);
+    /* At an `at` event the revival time has come; a revival before it is
+     * the postfix profile's success on a dead destination, explained by
+     * feedback_positive. */
+    if (q->revive_at <= s->now)
+        trace_backoff(s, q, QS_BACKOFF_EXPIRED);
     queue_dead_unlink(s, q);
     queue_revive_state(q, q->transport->init_conc, busy, qsi_postfix(s));
     s->stats.revivals++;
@@ -151,8 +349,21 @@ static void queue_mark_dead(qs_queue *q, int64_t now, int64_t backoff)
     q->revive_at = now + backoff;
 }
 
-/* S-CON-8, S-CON-9: declared dead: stop deliveries, defer pending entries,
- * revive after minimal_backoff_time. */
+/*
+ * S-CON-8, S-CON-9: declared dead.  The pseudocode writes it as
+ * "concurrency = 0"; what that means in the rest of the system is:
+ *   - no more selections here (the queue is never ready while dead);
+ *   - every pending entry is deferred now, and recipients read later for
+ *     this destination are deferred as they are read (assign.c), the
+ *     document's "(unless it's dead)" when queues are instantiated;
+ *   - deliveries in flight are left to finish (their outcomes arrive, see
+ *     feedback_positive and feedback_negative on a dead queue);
+ *   - revival after minimal_backoff_time (qs_advance), so the dead list
+ *     is appended to in time order and stays sorted.
+ * Why defer rather than keep: a dead destination would otherwise hold
+ * recipients in core (and recipient slots) for the whole backoff, and the
+ * jobs holding them would block others.
+ */
 static void queue_die(qs_sched *s, qs_queue *q)
 {
     qs_trace r = qsi_trace_init(QS_T_DEAD);
@@ -170,10 +381,16 @@ static void queue_die(qs_sched *s, qs_queue *q)
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
+    trace_backoff(s, q, QS_BACKOFF_DEAD);
     qsi_queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
      * the blockers it caused; their entries there are gone.  S-PFX-10:
-     * Postfix only stops counting the queue as a blocker (below). */
+     * Postfix only stops counting the queue as a blocker (below).
+     * The document's reason to keep a blocker is that its destination has
+     * no room; once the destination is dead its entries are deferred, so
+     * the reason is gone and the blockers should take part again.  The
+     * release has to come before the deferrals: deferring removes the
+     * queue's entries, after which nothing would show it had blocked. */
     if (!qsi_postfix(s) && q->blocker_tag == t->blocker_tag) {
         qsi_blocker_release_all(s, t, q);
         released = 1;
@@ -186,18 +403,63 @@ static void queue_die(qs_sched *s, qs_queue *q)
         q->blocker_tag = 0;
 }
 
-/* "After success" for a live destination: the arithmetic of S-CON-3 ..
- * S-CON-5 (postfix: S-PFX-2, S-PFX-3, S-PFX-5), apart from the tracing in
- * feedback_positive so that WP proves it as it runs (proofs/wp/).  The
- * contract says the rules: the window grows only while the safety rule
- * holds, by at most 2, never past a non-zero limit; fail_cohorts is reset
- * where the rule applies; success and failure stay in their ranges. */
+/* "After success", the safety rule (S-CON-3): may positive feedback move
+ * the window?  Postfix (S-PFX-5) resets fail_cohorts on every positive
+ * feedback first, and skips when the window is already at a non-zero limit
+ * (S-PFX-3); its busy still counts this delivery (S-PFX-6), the document's
+ * no longer does (qs_done removed it first).  Apart from feedback_positive,
+ * with its tracing, so that WP proves it as it runs (proofs/wp/). */
 /*@
   requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
   requires profile: postfix == 0 || postfix == 1;
   requires params:  qs_transport_feedback_ok(t, postfix);
   requires state:   qs_queue_feedback_ok(q, postfix);
+  assigns q->fail_cohorts;
+  ensures boolean:  \result == 0 || \result == 1;
+  behavior document:
+    assumes postfix == 0;
+    // "Don't apply positive feedback unless concurrency <
+    // busy_refcount + init_dest_concurrency"
+    ensures allowed_iff: \result == 1 <==> q->window < q->busy + t->init_conc;
+    ensures kept:     \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
+  behavior postfix:
+    assumes postfix == 1;
+    ensures allowed_iff: \result == 1 <==>
+      (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
+      q->window < q->busy + t->init_conc;
+    ensures reset:    \eq_double(q->fail_cohorts, 0.0d);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
+                                  int postfix)
+{
+    if (postfix) {
+        /* S-PFX-5: fail_cohorts reset on every positive feedback. */
+        q->fail_cohorts = 0;
+        /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
+         * with busy still counting this delivery (S-PFX-6).  At the limit
+         * Postfix leaves success and failure alone, where the document
+         * would add g and clamp the step away again; a limit of 0 is
+         * Postfix's "no limit". */
+        return (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
+               qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+    }
+    return qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+}
+
+/* "After success" once the safety rule allows it (S-CON-4, S-CON-5; the
+ * postfix profile's rounding guard, S-PFX-2): the document resets
+ * fail_cohorts with the step, then success += g(N) and the window steps up
+ * per whole unit, clamped to the limit.  Returns g(N). */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   qs_queue_feedback_ok(q, postfix);
+  requires allowed: q->window < q->busy + t->init_conc;
   assigns q->window, q->success, q->failure, q->fail_cohorts;
+  ensures g:        qs_unit(\result);
   // The state stays in range (qs_queue_feedback_ok, clause by clause).
   ensures window_range:  1 <= q->window <= QS_QWINDOW_MAX;
   ensures success_range: qs_success_range(q->success, postfix);
@@ -205,148 +467,254 @@ static void queue_die(qs_sched *s, qs_queue *q)
   ensures cohorts_range: \is_finite(q->fail_cohorts) &&
     \le_double(0.0d, q->fail_cohorts) &&
     \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
-  // S-CON-3: "Don't apply positive feedback unless concurrency <
-  // busy_refcount + init_dest_concurrency".
-  ensures safety:   q->window > \old(q->window) ==>
-                      \old(q->window) < q->busy + t->init_conc;
+  // One success moves the window by at most 2 (S-CON-5's "be prepared
+  // for feedback > hysteresis, or rounding error"), so with the safety
+  // rule it stays at most busy + init + 1.
   ensures steps:    q->window <= \old(q->window) + 2;
+  ensures bound:    q->window <= q->busy + t->init_conc + 1 ||
+                    q->window <= \old(q->window);
   // S-CON-5: "if (concurrency > concurrency limit) concurrency = limit";
   // only that clamp may lower the window.
   ensures clamp:    t->dest_conc_limit > 0 && q->window > \old(q->window) ==>
                       q->window <= t->dest_conc_limit;
   ensures never_down: q->window >= \old(q->window) ||
                       q->window == t->dest_conc_limit;
-  behavior document:
-    assumes postfix == 0;
-    // The rule does not hold: nothing moves, fail_cohorts included.
-    ensures held_back: !(\old(q->window) < q->busy + t->init_conc) ==>
-      q->window == \old(q->window) &&
-      \eq_double(q->success, \old(q->success)) &&
-      \eq_double(q->failure, \old(q->failure)) &&
-      \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
-    // The rule holds: "fail_cohorts = 0" with the step (S-CON-6 reset).
-    ensures reset:  \old(q->window) < q->busy + t->init_conc ==>
-      \eq_double(q->fail_cohorts, 0.0d);
-  behavior postfix:
-    assumes postfix == 1;
-    // S-PFX-5: fail_cohorts reset on every positive feedback.
-    ensures reset:  \eq_double(q->fail_cohorts, 0.0d);
-    // S-PFX-3: no step at a non-zero limit already reached.
-    ensures at_limit: t->dest_conc_limit != 0 &&
-                      \old(q->window) >= t->dest_conc_limit ==>
-      q->window == \old(q->window) &&
-      \eq_double(q->success, \old(q->success)) &&
-      \eq_double(q->failure, \old(q->failure));
-  complete behaviors;
-  disjoint behaviors;
+  // "concurrency += 1; failure = 0": a step resets failure.
+  ensures step_resets_failure: q->window > \old(q->window) ==>
+                      \eq_double(q->failure, 0.0d);
+  // The document resets fail_cohorts with the step (S-CON-6).
+  ensures reset:    postfix == 0 ==> \eq_double(q->fail_cohorts, 0.0d);
+  ensures kept:     postfix == 1 ==>
+                      \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
 */
-static void queue_feedback_positive(qs_queue *q, const qs_transport *t,
-                                    int postfix)
+static double queue_positive_step(qs_queue *q, const qs_transport *t,
+                                  int postfix)
 {
     double g;
-    if (postfix) {
-        /* S-PFX-5: fail_cohorts reset on every positive feedback. */
+    /* S-CON-3 holds: S-CON-4, S-CON-5. */
+    if (!postfix)
         q->fail_cohorts = 0;
-        /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
-         * with busy still counting this delivery (S-PFX-6). */
-        if ((t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
-            qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
-            g = qs_fb_value(t->pos.form, t->pos.base, q->window);
-            q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,
-                                        &q->success, &q->failure);
-        }
-    } else if (qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
-        /* S-CON-3 holds: S-CON-4, S-CON-5. */
-        q->fail_cohorts = 0;
-        g = qs_fb_value(t->pos.form, t->pos.base, q->window);
-        q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
-                                    &q->success, &q->failure);
-    }
+    g = qs_fb_value(t->pos.form, t->pos.base, q->window);
+    /* guard = 1 (postfix): the loop runs while success + g/2 >= 1, so that
+     * a sum like 7 x (1/7) that rounds to just under 1 still steps up
+     * (S-PFX-2); guard = 0: the document's while (success >= 1) */
+    q->window = qs_success_step(q->window, g, t->dest_conc_limit, postfix,
+                                &q->success, &q->failure);
+    return g;
 }
 
-/* "After success" (positive feedback; also for `defer` outcomes). */
+/*
+ * "After success" (positive feedback; also for `defer` outcomes, which are
+ * not connection or handshake failures: S-CON-12).  The pseudocode:
+ *
+ *     Safety: skip all of this unless
+ *             concurrency < busy_refcount + initial_concurrency
+ *     fail_cohorts = 0
+ *     success += g(concurrency)
+ *     while (success >= 1)              hysteresis 1
+ *         concurrency += 1
+ *         failure = 0
+ *         success -= 1
+ *     if (concurrency > limit)          overshoot
+ *         concurrency = limit
+ *
+ * The loop is in qs_success_step (kernels.c), g in qs_fb_value.
+ *
+ * Why the safety rule (S-CON-3): a window can only be used by deliveries
+ * that are in flight.  A success that arrives while few are in flight says
+ * nothing about whether a larger window would work, and growing on it
+ * anyway would let the window run far ahead of the load actually tested;
+ * when load came, the many steps of negative feedback needed to come back
+ * down would arrive late ("otherwise negative feedback effect could be
+ * delayed").  The rule guards the whole block, so in the document profile
+ * a success that may not grow the window does not forgive failed cohorts
+ * either; that is the document's layout, kept as written.
+ *
+ * Example: g = 1/N at window 4, with enough deliveries in flight for the
+ * safety rule: success goes 0.25, 0.5, 0.75, 1 and the window becomes 5
+ * at the fourth success, the end of a pseudo-cohort.  With g = 1 (the
+ * default) every success adds one: the old scheduler's growth.
+ *
+ * Why "while" and not "if": with g in [0, 1] and success below 1 before,
+ * the loop runs at most once; the pseudocode writes a loop to stay correct
+ * should feedback ever exceed the hysteresis ("be prepared for feedback >
+ * hysteresis, or rounding error").  A step up resets failure: the new
+ * window starts a fresh negative cycle.
+ */
 static void feedback_positive(qs_sched *s, qs_queue *q)
 {
-    int old = q->window;
+    qs_transport *t = q->transport;
+    int old = q->window, allowed;
+    double g, before;
     if (q->dead) {
         /* S-PFX-8: Postfix revives at once, cancelling the backoff, with
          * the deliveries still in flight (including this one).
          * S-CON-11: the document profile ignores it; the destination stays
-         * dead until its backoff expires. */
+         * dead until its backoff expires.
+         * A delivery started before the death can still succeed.  The
+         * document has a dead destination's concurrency at 0 and guards
+         * nothing else with it, so the success has nowhere to go; Postfix
+         * takes it as proof of life. */
+        trace_backoff(s, q, qsi_postfix(s) ? QS_BACKOFF_OK_REVIVES
+                                           : QS_BACKOFF_OK_IGNORED);
         if (qsi_postfix(s))
             qsi_queue_revive(s, q, (int)q->busy);
         return;
     }
-    queue_feedback_positive(q, q->transport, qsi_postfix(s));
+    /* S-CON-3 (S-PFX-3, S-PFX-5, S-PFX-6): may the window grow? */
+    allowed = queue_positive_allowed(q, t, qsi_postfix(s));
+    trace_safety(s, q, allowed);
+    if (allowed) {
+        /* S-CON-4, S-CON-5 (S-PFX-2) */
+        before = q->success;
+        g = queue_positive_step(q, t, qsi_postfix(s));
+        trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before, q->success,
+                   qsi_postfix(s));
+    }
     trace_window(s, q, old);
     qsi_queue_update_ready(q);
 }
 
-/* "After failure" for a live destination: S-CON-6 (one failure is 1/window
- * of a pseudo-cohort), S-CON-8 / S-PFX-1 (the cohort rule), S-CON-7 /
- * S-PFX-2 (the step down).  Returns 1 when the destination must be
- * declared dead (nothing else changed but fail_cohorts), 0 after the step.
- * Apart from feedback_negative so that WP proves it (proofs/wp/). */
+/* "After failure", the count: S-CON-6 ("fail_cohorts += 1.0 /
+ * concurrency") and the cohort rule, S-CON-8 (document: the count exceeds
+ * the limit) / S-PFX-1 (Postfix: reaches a non-zero limit).  Returns 1 when
+ * the destination must be declared dead; dying skips the window step (the
+ * pseudocode's second "if (concurrency > 0)" is false after
+ * "concurrency = 0").  Apart from feedback_negative so that WP proves it. */
 /*@
   requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
   requires profile: postfix == 0 || postfix == 1;
   requires params:  qs_transport_feedback_ok(t, postfix);
   requires state:   qs_queue_feedback_ok(q, postfix);
-  assigns q->window, q->success, q->failure, q->fail_cohorts;
+  assigns q->fail_cohorts;
   ensures boolean:  \result == 0 || \result == 1;
-  // S-CON-6: "fail_cohorts += 1.0 / concurrency", before the test.
-  ensures counted:  \le_double(\old(q->fail_cohorts), q->fail_cohorts);
+  ensures counted:  \le_double(\old(q->fail_cohorts), q->fail_cohorts) &&
+                    \is_finite(q->fail_cohorts);
   // S-CON-8 / S-PFX-1: dead exactly when the rule holds on the new count.
   ensures dead_iff: \result == 1 <==>
     (postfix == 0 ? \lt_double((double)t->cohort_limit, q->fail_cohorts)
                   : t->cohort_limit > 0 &&
                     \le_double((double)t->cohort_limit, q->fail_cohorts));
-  ensures dead_untouched: \result == 1 ==>
-    q->window == \old(q->window) &&
-    \eq_double(q->success, \old(q->success)) &&
-    \eq_double(q->failure, \old(q->failure));
-  // S-CON-7: "if (concurrency < 1) concurrency = 1"; never up; one step
-  // (two with Postfix's rounding guard, S-PFX-2).
-  ensures alive_window: \result == 0 ==>
-    1 <= q->window <= \old(q->window) &&
-    q->window >= \old(q->window) - (postfix == 0 ? 1 : 2);
-  // While alive the state stays in range; in the postfix profile with no
-  // cohort limit fail_cohorts has no bound but the number of failures.
-  ensures success_range: \result == 0 ==> qs_success_range(q->success, postfix);
-  ensures failure_range: \result == 0 ==> qs_failure_range(q->failure, postfix);
+  // While alive the count stays in range; in the postfix profile with no
+  // cohort limit only the number of failures bounds it.
   ensures cohorts_range: \result == 0 && (postfix == 0 || t->cohort_limit > 0) ==>
-    \is_finite(q->fail_cohorts) && \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
+    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
 */
-static int queue_feedback_negative(qs_queue *q, const qs_transport *t,
-                                   int postfix)
+static int queue_negative_count(qs_queue *q, const qs_transport *t,
+                                int postfix)
 {
-    double f;
-    /* S-CON-6 */
     q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
-    /* S-CON-8 / S-PFX-1 */
-    if (qs_cohort_dead(q->fail_cohorts, t->cohort_limit, postfix))
-        return 1;
-    /* S-CON-7 (S-PFX-2: rounding guard) */
-    f = qs_fb_value(t->neg.form, t->neg.base, q->window);
-    q->window = qs_failure_step(q->window, f, postfix, &q->success,
-                                &q->failure);
-    return 0;
+    return qs_cohort_dead(q->fail_cohorts, t->cohort_limit, postfix);
 }
 
-/* "After failure" (negative feedback). */
+/* "After failure", the step of a destination that stays alive (S-CON-7;
+ * the postfix profile's rounding guard, S-PFX-2): failure -= f(N), the
+ * window steps down at the start of each cycle of 1/f failures, never
+ * below 1.  Returns f(N). */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   1 <= q->window <= QS_QWINDOW_MAX &&
+                    qs_success_range(q->success, postfix) &&
+                    qs_failure_range(q->failure, postfix);
+  assigns q->window, q->success, q->failure;
+  ensures f:        qs_unit(\result);
+  ensures success_range: qs_success_range(q->success, postfix);
+  ensures failure_range: qs_failure_range(q->failure, postfix);
+  // "if (concurrency < 1) concurrency = 1"; never up; one step (two with
+  // Postfix's rounding guard, S-PFX-2).
+  ensures window:   1 <= q->window <= \old(q->window) &&
+                    q->window >= \old(q->window) - (postfix == 0 ? 1 : 2);
+  // "concurrency -= 1; failure += 1; success = 0"
+  ensures step_resets_success: q->window < \old(q->window) ==>
+                    \eq_double(q->success, 0.0d);
+*/
+static double queue_negative_step(qs_queue *q, const qs_transport *t,
+                                  int postfix)
+{
+    double f = qs_fb_value(t->neg.form, t->neg.base, q->window);
+    q->window = qs_failure_step(q->window, f, postfix, &q->success,
+                                &q->failure);
+    return f;
+}
+
+/*
+ * "After failure" (negative feedback: a connection or handshake failure,
+ * the `fail` outcome).  The pseudocode:
+ *
+ *     if (concurrency > 0)
+ *         fail_cohorts += 1.0 / concurrency
+ *         if (fail_cohorts > cohort_failure_limit)
+ *             concurrency = 0                      declared dead
+ *     if (concurrency > 0)
+ *         failure -= f(concurrency)
+ *         while (failure < 0)                      reverse hysteresis
+ *             concurrency -= 1
+ *             failure += 1
+ *             success = 0
+ *         if (concurrency < 1)
+ *             concurrency = 1
+ *
+ * "concurrency > 0" is "not dead" here: a dead queue keeps its last window
+ * for the record, and the dead flag stands for the 0.
+ *
+ * Pseudo-cohorts (S-CON-6, S-CON-8): each failure is worth 1/window of a
+ * cohort, so the limit counts whole windows' worth of failures, however
+ * large the window.  This is what separates death from the window: with
+ * feedback 1/N the window would take very long to reach 0, so death can no
+ * longer mean "window reached 0".  Any success resets the count (above),
+ * so only failures without successes in between add up.
+ *
+ * Reverse hysteresis (S-CON-7): failure starts at 0 and the first
+ * failure of a cycle drives it below 0, so the window drops at once and
+ * the next 1/f - 1 failures only pay the debt back.  Positive feedback
+ * does the opposite (the step comes at the end of its cycle).  The reason
+ * is the one in the file header: overload must be corrected early.  The
+ * price, which the document states too, is sensitivity to noise: one
+ * lone failure costs a whole step.
+ *
+ * Example: constant f = 1/4.  Failure 1 takes failure from 0 to -0.25:
+ * window - 1, failure 0.75.  Failures 2, 3 and 4 bring it to 0.5, 0.25
+ * and 0 with no step; failure 5 starts the next cycle with a step.  So the
+ * steps come at failures 1, 5, 9, ...: the start of each cycle of 1/f.
+ */
 static void feedback_negative(qs_sched *s, qs_queue *q)
 {
+    qs_transport *t = q->transport;
     int old = q->window;
-    if (q->dead)
-        return; /* the pseudocode's "if (concurrency > 0)" */
-    if (queue_feedback_negative(q, q->transport, qsi_postfix(s))) {
+    double f, before;
+    if (q->dead) {
+        /* the pseudocode's "if (concurrency > 0)" */
+        trace_backoff(s, q, QS_BACKOFF_FAIL_IGNORED);
+        return;
+    }
+    /* S-CON-6, S-CON-8 / S-PFX-1 */
+    before = q->fail_cohorts;
+    if (queue_negative_count(q, t, qsi_postfix(s))) {
+        trace_cohort(s, q, before, 1);
         queue_die(s, q);
         return;
     }
+    trace_cohort(s, q, before, 0);
+    /* S-CON-7 (S-PFX-2: rounding guard, here failure - f/2 < 0) */
+    before = q->failure;
+    f = queue_negative_step(q, t, qsi_postfix(s));
+    trace_step(s, q, QS_T_FAILURE, &t->neg, old, f, before, q->failure,
+               qsi_postfix(s));
     trace_window(s, q, old);
     qsi_queue_update_ready(q);
 }
 
+/*
+ * S-CON-12: the outcome of a finished delivery as feedback.  `fail` is a
+ * connection or handshake failure: negative.  `ok` is positive, and so is
+ * `defer`: the recipient was refused after the handshake, which says the
+ * server talks to us at this concurrency (the document counts as positive
+ * every delivery "that does not fail with connection or handshake
+ * failure").  Called by qs_done, before or after it removes the delivery
+ * from busy depending on the profile (S-PFX-6).
+ */
 void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome)
 {
     if (outcome == QS_DONE_FAIL)

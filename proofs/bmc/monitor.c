@@ -230,6 +230,17 @@ static void shadow_unlink(monitor *m, int ji)
     list_remove(m, ji);
 }
 
+/* The transport's queue list: a queue is appended when created and leaves
+ * when discarded (S-CON-13). */
+static void qorder_remove(monitor *m, int d)
+{
+    int i, n = 0;
+    for (i = 0; i < m->nqorder; i++)
+        if (m->qorder[i] != d)
+            m->qorder[n++] = m->qorder[i];
+    m->nqorder = n;
+}
+
 static int inflight_of(const monitor *m, int ji, int d)
 {
     int i, n = 0;
@@ -440,11 +451,30 @@ void mon_before_select(monitor *m)
     m->ev = L_SELECT;
     m->cand_expected = 0;
     m->cand_msg = -1;
-    (void)pre;
-    for (d = 0; d < BMC_NDEST; d++) {
-        const mdest *q = &m->dest[d];
-        if (q->exists && !q->dead && q->window > q->inflight && q->todo > 0)
-            ready = 1;
+    m->cand_cached = 0;
+    if (m->profile == QS_PROFILE_POSTFIX) {
+        /* S-PFX-17: the round robin offers the transport when the running
+         * sum, over its live destinations in list order (the shadow's own
+         * order of creation), of min(window - in flight, pending) reaches 1 */
+        long long need = 1;
+        for (i = 0; i < m->nqorder && !ready; i++) {
+            const mdest *q;
+            long long room;
+            d = m->qorder[i];
+            q = &m->dest[d];
+            if (!q->exists || q->dead)
+                continue;
+            room = q->window - q->inflight;
+            if ((need -= room < q->todo ? room : q->todo) <= 0)
+                ready = 1;
+        }
+    } else {
+        for (d = 0; d < BMC_NDEST; d++) {
+            const mdest *q = &m->dest[d];
+            if (q->exists && !q->dead && q->window > q->inflight &&
+                q->todo > 0)
+                ready = 1;
+        }
     }
     /* S-PRE-14: the transport is served when a destination is ready (the
      * process limit, 100, is never reached here); the walk starts at the
@@ -459,6 +489,18 @@ void mon_before_select(monitor *m)
     if (cj->counter <= 0 ||
         max_entries(cj) < (long long)x->min_slots * x->k)
         return;
+    /* S-PFX-20: Postfix's candidate cache answers for the same current
+     * job in the same second, and a "none" at any time */
+    if (m->profile == QS_PROFILE_POSTFIX && pre->has_cache &&
+        pre->cache_cur == pre->cur &&
+        (pre->cache_time == pre->T || pre->cache < 0)) {
+        m->cand_cached = 1;
+        if (pre->cache >= 0) {
+            m->cand_expected = 1;
+            m->cand_msg = job_of(pre->msg[pre->cache].id);
+        }
+        return;
+    }
     max_slots = floor_div(todo_total(cj) + cj->counter, x->k);
     if (max_slots <= 0)
         return;
@@ -883,6 +925,8 @@ static void on_read(monitor *m, const qs_trace *r)
             q->exists = 1;
             q->window = m->init_eff;
             q->fc_num = 0;
+            qorder_remove(m, d);
+            m->qorder[m->nqorder++] = d;
         }
         if (!live_any && j->level < 0) {
             /* S-PRE-13, S-MEM-10: linked (or relinked) by enqueue time
@@ -943,7 +987,8 @@ void mon_sink(void *ctx, const qs_trace *r)
                 mon_flag(m, P_CAND, "max_slots %lld, (unselected %d + "
                          "counter %lld)/%d = %lld", (long long)r->c,
                          todo_total(cj), cj->counter, m->mix->k, ms);
-            if (m->job[ji].blocker)
+            /* a remembered candidate (S-PFX-20) may have become one */
+            if (m->job[ji].blocker && !m->cand_cached)
                 mon_flag(m, P_CAND, "candidate %s is a blocker", r->msg2);
         }
         m->cand_msg = ji;
@@ -1230,6 +1275,7 @@ void mon_after_event(monitor *m, const enc_state *post)
             q->window = m->init_eff;
             q->fc_num = 0;
             m->qblock[d] = 0;
+            qorder_remove(m, d);
         }
     }
     for (i = 0; i < m->nmsg; i++) {

@@ -3,5 +3,5 @@
 # success may leave the document's range [0, 1).
 # expect: success_range
 # file: src/concurrency.c
-# function: queue_feedback_positive
-s/q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,/q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,/
+# function: queue_positive_step
+s/q->window = qs_success_step(q->window, g, t->dest_conc_limit, postfix,/q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,/

@@ -9,77 +9,144 @@
  * message": S-PRE-1, S-MEM-1, S-CON-9 (recipients of a dead destination).
  * May not: decide how many recipients to read (memory.c).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched_int.h"
 
+/* One run of a batch: `count` consecutive recipients (in written order)
+ * of one group that share their sort key, so that they can be sorted and
+ * assigned as one item.  A run is the whole slice of a group that the
+ * batch reads, except for a transport whose destination is the recipient
+ * (destination recipient limit 1, S-EV-4) in the postfix profile: there
+ * every recipient has its own key and is a run of its own. */
 struct qs_batch_rcpt {
     size_t group;
-    int64_t index;    /* 1-based within the group */
-    int64_t ordinal;  /* 1-based within the message */
+    int64_t index;    /* 1-based within the group, of the run's first */
+    int64_t ordinal;  /* 1-based within the message, of the run's first */
+    int64_t count;
+    qs_transport *transport;
+    /* S-PFX-11 sort key, computed once per run (postfix profile only):
+     * the transport name's rank among the batch's transports, then the
+     * destination key's first 8 bytes, big-endian, NUL-padded. */
+    size_t rank;
+    uint64_t prefix;
+    int key_short;    /* the destination key is shorter than 8 bytes */
 };
 
-/* S-EV-4: with a destination recipient limit of 1 the destination is the
- * recipient, LOCAL@NEXTHOP; unnamed recipients are rN@NEXTHOP (N = their
- * ordinal in the message), named ones with COUNT > 1 are LOCAL.J@NEXTHOP. */
-static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
-                      const struct qs_batch_rcpt *b, char *buf, size_t len)
+/* Decimal digits of v > 0 at p; returns the end. */
+static char *put_num(char *p, int64_t v)
 {
-    if (t->dest_rcpt_limit != 1) {
-        size_t n = strlen(g->nexthop);   /* <= 200 (parser), len is 512 */
-        if (n >= len)
-            n = len - 1;
-        memcpy(buf, g->nexthop, n);
-        buf[n] = 0;
-    } else if (!g->local)
-        snprintf(buf, len, "r%lld@%s", (long long)b->ordinal, g->nexthop);
-    else if (g->count == 1)
-        snprintf(buf, len, "%s@%s", g->local, g->nexthop);
-    else
-        snprintf(buf, len, "%s.%lld@%s", g->local, (long long)b->index,
-                 g->nexthop);
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
 }
+
+/* S-EV-4: the recipient's full address, LOCAL@NEXTHOP: unnamed recipients
+ * are rN@NEXTHOP (N = their ordinal in the message), named ones with
+ * COUNT > 1 are LOCAL.J@NEXTHOP (J = their index in the group).  buf holds
+ * at least 64 + 1 + 20 + 1 + 200 + 1 bytes (the parser's limits); returns
+ * the length.  Built by hand, not by snprintf: with a destination
+ * recipient limit of 1 it runs once per recipient. */
+static size_t rcpt_address(const qs_mgroup *g, int64_t index,
+                           int64_t ordinal, char *buf)
+{
+    char *p = buf;
+    size_t n;
+    if (!g->local) {
+        *p++ = 'r';
+        p = put_num(p, ordinal);
+    } else {
+        n = strlen(g->local);
+        memcpy(p, g->local, n);
+        p += n;
+        if (g->count != 1) {
+            *p++ = '.';
+            p = put_num(p, index);
+        }
+    }
+    *p++ = '@';
+    n = strlen(g->nexthop);
+    memcpy(p, g->nexthop, n + 1);
+    return (size_t)(p - buf) + n;
+}
+
+#define ADDRESS_MAX 512
 
 /* S-PFX-11: the postfix profile sorts each batch by transport, then
  * destination name, then domain, then address (byte order); recipients
- * equal in all four keep their written order (the sort is stable). */
-static int batch_cmp(const qs_sched *s, const qs_message *m,
-                     const struct qs_batch_rcpt *a,
-                     const struct qs_batch_rcpt *b)
+ * equal in all four keep their written order (the sort is stable).
+ * What the order can change is only which destination queue each
+ * recipient meets in turn; so the comparison is reduced, exactly, to:
+ *  - destination recipient limit != 1: destination = domain = NEXTHOP;
+ *    recipients of one transport and one next-hop go to one queue, and
+ *    their order among themselves (by address) changes nothing that the
+ *    scheduler does with them: key (transport, NEXTHOP);
+ *  - limit 1: destination = address = LOCAL@NEXTHOP, and equal addresses
+ *    have equal domains: key (transport, address).
+ * The key is computed once per run (not twice per comparison, as a
+ * comparator building both addresses would): a rank for the transport
+ * name and the first 8 bytes of the destination key in one integer; the
+ * whole strings are compared only when those agree. */
+static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
-    const qs_mgroup *ga = &m->groups[a->group];
-    const qs_mgroup *gb = &m->groups[b->group];
-    char da[512], db[512];
-    qs_transport one;
-    int c = strcmp(ga->transport, gb->transport);
-    if (c)
-        return c;
-    rcpt_dest(qsi_transport_find(s, ga->transport), ga, a, da, sizeof da);
-    rcpt_dest(qsi_transport_find(s, gb->transport), gb, b, db, sizeof db);
-    if ((c = strcmp(da, db)) != 0)
-        return c;
-    if ((c = strcmp(ga->nexthop, gb->nexthop)) != 0)
-        return c;
-    memset(&one, 0, sizeof one);
-    one.dest_rcpt_limit = 1; /* full address LOCAL@NEXTHOP */
-    rcpt_dest(&one, ga, a, da, sizeof da);
-    rcpt_dest(&one, gb, b, db, sizeof db);
+    const qs_mgroup *g = &m->groups[b->group];
+    char buf[ADDRESS_MAX];
+    const char *key = g->nexthop;
+    uint64_t prefix = 0;
+    int i, ended = 0;
+    if (b->transport->dest_rcpt_limit == 1) {
+        rcpt_address(g, b->index, b->ordinal, buf);
+        key = buf;
+    }
+    for (i = 0; i < 8; i++) {
+        unsigned char c = ended ? 0 : (unsigned char)key[i];
+        if (c == 0)
+            ended = 1;
+        prefix = prefix << 8 | c;
+    }
+    b->prefix = prefix;
+    b->key_short = ended;
+}
+
+static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                   const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga, *gb;
+    char da[ADDRESS_MAX], db[ADDRESS_MAX];
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0; /* both keys ended within the equal 8 bytes */
+    ga = &m->groups[a->group];
+    gb = &m->groups[b->group];
+    if (a->transport->dest_rcpt_limit != 1)
+        return strcmp(ga->nexthop, gb->nexthop);
+    rcpt_address(ga, a->index, a->ordinal, da);
+    rcpt_address(gb, b->index, b->ordinal, db);
     return strcmp(da, db);
 }
 
 /* Stable merge sort with context (qsort has neither). */
-static void batch_sort(const qs_sched *s, const qs_message *m,
-                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
-                       size_t n)
+static void batch_sort(const qs_message *m, struct qs_batch_rcpt *v,
+                       struct qs_batch_rcpt *tmp, size_t n)
 {
     size_t mid = n / 2, i = 0, j = mid, k = 0;
     if (n < 2)
         return;
-    batch_sort(s, m, v, tmp, mid);
-    batch_sort(s, m, v + mid, tmp, n - mid);
+    batch_sort(m, v, tmp, mid);
+    batch_sort(m, v + mid, tmp, n - mid);
+    if (run_cmp(m, &v[mid - 1], &v[mid]) <= 0)
+        return; /* already in order (a written order often is) */
     while (i < mid && j < n)
-        tmp[k++] = batch_cmp(s, m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+        tmp[k++] = run_cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
     while (i < mid)
         tmp[k++] = v[i++];
     while (j < n)
@@ -87,35 +154,156 @@ static void batch_sort(const qs_sched *s, const qs_message *m,
     memcpy(v, tmp, n * sizeof *v);
 }
 
+static int transport_name_cmp(const void *a, const void *b)
+{
+    const qs_transport *x = *(qs_transport *const *)a;
+    const qs_transport *y = *(qs_transport *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+/* The sort keys of a batch's runs: transports ranked by name (few), then
+ * each run's destination key. */
+static void batch_keys(qs_sched *s, const qs_message *m,
+                       struct qs_batch_rcpt *v, size_t n)
+{
+    qs_transport **names = qsi_calloc(s->ntransports, sizeof *names);
+    size_t i, nnames = 0;
+    qs_transport *t;
+    for (t = s->xhead; t; t = t->next)
+        t->batch_rank = (size_t)-1;
+    for (i = 0; i < n; i++) {
+        t = v[i].transport;
+        if (t->batch_rank == (size_t)-1) {
+            t->batch_rank = 0;
+            names[nnames++] = t;
+        }
+    }
+    qsort(names, nnames, sizeof *names, transport_name_cmp);
+    for (i = 0; i < nnames; i++)
+        names[i]->batch_rank = i;
+    free(names);
+    for (i = 0; i < n; i++) {
+        v[i].rank = v[i].transport->batch_rank;
+        run_key(m, &v[i]);
+    }
+}
+
+/* Where the recipients of the batch go: the state of the assignment loop
+ * between runs. */
+typedef struct assign_state {
+    qs_entry *entry;     /* the entry the previous recipient went into */
+    qs_queue *dead_q;    /* the dead queue of the pending defer line */
+    int64_t dead_run;    /* its recipients so far */
+} assign_state;
+
+static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
+{
+    qs_trace r = qsi_trace_init(QS_T_DEFER);
+    r.msg = m->id;
+    r.transport = a->dead_q->transport->name;
+    r.dest = a->dead_q->name;
+    r.n = a->dead_run;
+    qsi_emit(s, &r);
+    a->dead_run = 0;
+}
+
+/* `count` recipients of one run, in order, to queue q of transport t. */
+static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
+                       qs_queue *q, int64_t count, assign_state *a)
+{
+    qs_entry *entry = a->entry;
+    int64_t limit = t->dest_rcpt_limit;
+    /* S-CON-9: recipients for a dead destination are deferred at once
+     * (the document: a queue is instantiated "unless it's dead"); one
+     * defer line per run of them to one dead queue. */
+    if (q->dead) {
+        if (a->dead_q != q && a->dead_run > 0)
+            trace_dead_run(s, m, a);
+        a->dead_q = q;
+        a->dead_run += count;
+        m->deferred += count;
+        s->stats.recipients_deferred += count;
+        return;
+    }
+    while (count > 0) {
+        int64_t take = count;
+        /* Batch per destination up to TRANSPORT_destination_recipient_limit:
+         * continue the previous entry, else the peer's last unselected
+         * entry if it has room, else a new entry. */
+        if (!entry || entry->queue != q ||
+            (limit > 0 && entry->nrcpt >= limit)) {
+            qs_job *job = qsi_job_obtain(s, m, t);
+            qs_peer *p = qsi_peer_obtain(s, job, q);
+            entry = p->etail;
+            if (!entry || (limit > 0 && entry->nrcpt >= limit))
+                entry = qsi_entry_create(p);
+        }
+        /* as many of the run as the entry takes (one at a time, the same) */
+        if (limit > 0 && take > limit - entry->nrcpt)
+            take = limit - entry->nrcpt;
+        entry->nrcpt += take;
+        entry->peer->job->rcpt_count += take;
+        m->rcpt_count += take;
+        t->in_core += take;
+        if (t->in_core > t->peak_in_core)
+            t->peak_in_core = t->in_core;
+        s->in_core += take;
+        count -= take;
+    }
+    a->entry = entry;
+}
+
 /* Read up to `limit` recipients in the order written (S-MEM-1), resolve
  * them, and assign them to jobs, peers and entries (S-PRE-1). */
 void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
 {
-    int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, i;
-    int64_t ordinal_base = m->rcpt_total - m->rcpt_unread;
-    qs_entry *entry = NULL;
-    qs_queue *dead_q = NULL, *last_q = NULL;
-    qs_transport *t = NULL;
-    size_t last_group = (size_t)-1;
-    int64_t dead_run = 0;
-    char dest[512];
+    int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, left;
+    int64_t ordinal = m->rcpt_total - m->rcpt_unread + 1, k;
+    size_t nruns = 0, i, group;
+    int64_t offset;
+    int sorted = qsi_postfix(s);
+    assign_state a = {NULL, NULL, 0};
+    char dest[ADDRESS_MAX];
     qs_trace r;
 
     if (n <= 0)
         return;
-    if ((size_t)n > s->batch_cap) {
-        /* twice the batch: the second half is the merge sort's scratch */
+    /* Pass 1: the transports of the batch, in the order their recipients
+     * are written (their creation order is visible: serials), and the
+     * number of runs. */
+    for (left = n, group = m->cur_group, offset = m->cur_offset; left > 0;
+         group++, offset = 0) {
+        qs_mgroup *g = &m->groups[group];
+        int64_t c = g->count - offset < left ? g->count - offset : left;
+        qs_transport *t = qsi_transport_obtain(s, g->transport);
+        nruns += sorted && t->dest_rcpt_limit == 1 ? (size_t)c : 1;
+        left -= c;
+    }
+    if (nruns > s->batch_cap) {
+        /* twice the runs: the second half is the merge sort's scratch */
         free(s->batch);
-        s->batch_cap = (size_t)n;
+        s->batch_cap = nruns;
         s->batch = qsi_calloc(2 * s->batch_cap, sizeof *s->batch);
     }
-    for (i = 0; i < n; i++) {
+    /* Pass 2: the runs, moving the read cursor. */
+    for (left = n, nruns = 0; left > 0;) {
         qs_mgroup *g = &m->groups[m->cur_group];
-        s->batch[i].group = m->cur_group;
-        s->batch[i].index = m->cur_offset + 1;
-        s->batch[i].ordinal = ordinal_base + i + 1;
-        qsi_transport_obtain(s, g->transport);
-        if (++m->cur_offset == g->count) {
+        int64_t c = g->count - m->cur_offset < left ? g->count - m->cur_offset
+                                                    : left;
+        qs_transport *t = qsi_transport_find(s, g->transport);
+        int split = sorted && t->dest_rcpt_limit == 1;
+        for (k = 0; k < (split ? c : 1); k++) {
+            struct qs_batch_rcpt *b = &s->batch[nruns++];
+            b->group = m->cur_group;
+            b->index = m->cur_offset + 1 + k;
+            b->ordinal = ordinal + k;
+            b->count = split ? 1 : c;
+            b->transport = t;
+        }
+        ordinal += c;
+        left -= c;
+        m->cur_offset += c;
+        if (m->cur_offset == g->count) {
             m->cur_group++;
             m->cur_offset = 0;
         }
@@ -123,8 +311,10 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->rcpt_unread -= n;
     m->refill_time = s->now;
     s->stats.reads++;
-    if (qsi_postfix(s))
-        batch_sort(s, m, s->batch, s->batch + n, (size_t)n);
+    if (sorted) {
+        batch_keys(s, m, s->batch, nruns);
+        batch_sort(m, s->batch, s->batch + nruns, nruns);
+    }
     r = qsi_trace_init(QS_T_READ);
     r.msg = m->id;
     r.n = n;
@@ -132,66 +322,24 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     r.b = limit;
     qsi_emit(s, &r);
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < nruns; i++) {
         struct qs_batch_rcpt *b = &s->batch[i];
         qs_mgroup *g = &m->groups[b->group];
-        qs_queue *q;
-        /* Consecutive recipients of one group share transport and, unless
-         * the destination is the recipient, destination: look up once. */
-        if (b->group != last_group || t->dest_rcpt_limit == 1) {
-            if (b->group != last_group)
-                t = qsi_transport_find(s, g->transport);
-            rcpt_dest(t, g, b, dest, sizeof dest);
-            last_q = qsi_queue_obtain(s, t, dest);
-            last_group = b->group;
-        }
-        q = last_q;
-        /* S-CON-9: recipients for a dead destination are deferred at once
-         * (the document: a queue is instantiated "unless it's dead"). */
-        if (q->dead) {
-            if (dead_q != q && dead_run > 0) {
-                r = qsi_trace_init(QS_T_DEFER);
-                r.msg = m->id;
-                r.transport = dead_q->transport->name;
-                r.dest = dead_q->name;
-                r.n = dead_run;
-                qsi_emit(s, &r);
-                dead_run = 0;
-            }
-            dead_q = q;
-            dead_run++;
-            m->deferred++;
-            s->stats.recipients_deferred++;
+        qs_transport *t = b->transport;
+        if (t->dest_rcpt_limit != 1) {
+            /* the destination is the next-hop: one queue for the run */
+            assign_run(s, m, t, qsi_queue_obtain(s, t, g->nexthop), b->count,
+                       &a);
             continue;
         }
-        /* Batch per destination up to TRANSPORT_destination_recipient_limit:
-         * continue the previous entry, else the peer's last unselected
-         * entry if it has room, else a new entry. */
-        if (!entry || entry->queue != q ||
-            (t->dest_rcpt_limit > 0 && entry->nrcpt >= t->dest_rcpt_limit)) {
-            qs_job *job = qsi_job_obtain(s, m, t);
-            qs_peer *p = qsi_peer_obtain(s, job, q);
-            entry = p->etail;
-            if (!entry || (t->dest_rcpt_limit > 0 &&
-                           entry->nrcpt >= t->dest_rcpt_limit))
-                entry = qsi_entry_create(p);
+        /* the destination is the recipient: a queue each */
+        for (k = 0; k < b->count; k++) {
+            rcpt_address(g, b->index + k, b->ordinal + k, dest);
+            assign_run(s, m, t, qsi_queue_obtain(s, t, dest), 1, &a);
         }
-        entry->nrcpt++;
-        entry->peer->job->rcpt_count++;
-        m->rcpt_count++;
-        t->in_core++;
-        if (t->in_core > t->peak_in_core)
-            t->peak_in_core = t->in_core;
-        s->in_core++;
     }
-    if (dead_run > 0) {
-        r = qsi_trace_init(QS_T_DEFER);
-        r.msg = m->id;
-        r.transport = dead_q->transport->name;
-        r.dest = dead_q->name;
-        r.n = dead_run;
-        qsi_emit(s, &r);
-    }
+    if (a.dead_run > 0)
+        trace_dead_run(s, m, &a);
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
     /* Fully read: every job gives back what it does not need (S-MEM-5). */

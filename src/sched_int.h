@@ -109,6 +109,9 @@ struct qs_transport {
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
     qs_transport *next;       /* scheduler's transport list (round robin) */
+    size_t batch_rank;        /* scratch of the postfix profile's batch
+                                 sort (assign.c): the rank of the name
+                                 among the batch's transports */
 };
 
 /* One recipient group of an arrive line, owned by the message. */

@@ -340,6 +340,13 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     }
     if (a.dead_run > 0)
         trace_dead_run(s, m, &a);
+    /* every job of the message has a new total (read entries + unread
+     * recipients): the candidate index learns it */
+    {
+        qs_job *j;
+        for (j = m->jobs; j; j = j->mnext)
+            qsi_cix_update(j);
+    }
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
     /* Fully read: every job gives back what it does not need (S-MEM-5). */

@@ -50,6 +50,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         next->lprev = job;
     else
         t->jtail = job;
+    qsi_cix_insert(t, job);
 
     unread = t->job_next_unread;
     for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
@@ -98,6 +99,7 @@ static void job_unlink(qs_job *job)
     qsi_job_parent_gone(job, NULL);
     if (t->job_current == job)
         t->job_current = job->lnext;
+    qsi_cix_remove(t, job);
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else

@@ -142,6 +142,7 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     /* Dealt with: it counts as selected (as in Postfix), so the job's
      * entry total - the score denominator - still includes it. */
     job->selected_entries++;
+    qsi_cix_update(job);
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;

@@ -125,6 +125,8 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
         }
     }
     t->blocker_tag = 1;
+    /* S-PRE-3: only a transport that preempts asks for candidates */
+    t->cix_on = t->slot_cost >= 2;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots. */
     t->rcpt_unused = t->rcpt_limit;
     qs_map_init(&t->queues);

@@ -82,6 +82,14 @@ struct qs_job {
     int64_t selected_entries, read_entries;
     int64_t rcpt_count, rcpt_limit;
     qs_job *mnext;            /* the message's job list */
+    /* the candidate index (candidates.c): this job as a node of its
+     * transport's tree, whose in-order sequence is the job list, with the
+     * subtree's fewest remaining entries, earliest enqueue time and fewest
+     * entries in total (over the jobs with remaining entries) */
+    qs_job *cix_left, *cix_right, *cix_up;
+    uint64_t cix_prio;
+    int64_t cix_min_needed, cix_min_queued, cix_min_total;
+    int cix_in;               /* in the tree (= on the job list) */
 };
 
 /* A transport with its resolved parameters. */
@@ -98,6 +106,8 @@ struct qs_transport {
     qs_job *jhead, *jtail;    /* scheduler's list */
     qs_job *thead, *ttail;    /* by-time list */
     qs_job *job_current, *job_next_unread;
+    int cix_on;               /* slot cost >= 2: the candidate index is kept */
+    qs_job *cix_root;         /* its tree (candidates.c) */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
                                  most extra_rcpt_limit: S-MEM-6) */
@@ -221,6 +231,13 @@ qs_entry *qsi_entry_create(qs_peer *p);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+
+/* candidates.c: the candidate index, kept in step with the job list */
+void qsi_cix_insert(qs_transport *t, qs_job *job);
+void qsi_cix_remove(qs_transport *t, qs_job *job);
+void qsi_cix_update(qs_job *job);
+qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
+                          int64_t *delay, int64_t *total);
 
 /* select.c: blockers */
 void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q);

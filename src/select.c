@@ -96,6 +96,7 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_qlist_append(&q->busy_head, &q->busy_tail, e);
     q->busy++;
     job->selected_entries++;
+    qsi_cix_update(job);
     qsi_queue_update_ready(q);
     e->handle = s->next_handle++;
     qsi_map_put(&s->inflight, NULL, (uint64_t)e->handle, e);

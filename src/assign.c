@@ -236,7 +236,7 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
             qs_peer *p = qsi_peer_obtain(s, job, q);
             entry = p->etail;
             if (!entry || (limit > 0 && entry->nrcpt >= limit))
-                entry = qsi_entry_create(p);
+                entry = qsi_entry_create(s, p);
         }
         /* as many of the run as the entry takes (one at a time, the same) */
         if (limit > 0 && take > limit - entry->nrcpt)

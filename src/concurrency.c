@@ -12,6 +12,7 @@
  * (select.c, preempt.c).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "sched_int.h"
 #include "kernels.h"
 
@@ -31,8 +32,8 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     qs_queue *q = qs_map_get(&t->queues, name, 0);
     if (q)
         return q;
-    q = qsi_calloc(1, sizeof *q);
-    q->name = qsi_strdup(name);
+    q = qsi_calloc(1, sizeof *q + strlen(name) + 1);
+    q->name = strcpy(q->name_buf, name);
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
@@ -65,7 +66,6 @@ void qsi_queue_free_if_idle(qs_queue *q)
         q->next->prev = q->prev;
     else
         t->qtail = q->prev;
-    free(q->name);
     free(q);
 }
 

@@ -25,6 +25,8 @@ struct qs_stream {
     size_t gcap;
     char *buf;
     size_t bufcap;
+    char **words;    /* the words of the current line */
+    size_t wcap;
 };
 
 qs_stream *qs_stream_new(const char *fname, qs_trace_sink sink, void *ctx)
@@ -50,6 +52,7 @@ void qs_stream_free(qs_stream *st)
     qs_sched_free(st->sched);
     qs_params_free(st->params);
     free(st->groups);
+    free(st->words);
     free(st->buf);
     free(st->fname);
     free(st);
@@ -101,25 +104,31 @@ int qs_stream_finish(qs_stream *st, char *err, size_t errlen)
     return ensure_sched(st, err, errlen);
 }
 
-/* Splits buf in place into whitespace separated words. */
-static size_t split_words(char *buf, char **w, size_t max)
+/* Splits buf in place into words separated by blanks (space, tab) into
+ * st->words, as many as there are; returns their number, or (size_t)-1
+ * out of memory. */
+static size_t split_words(qs_stream *st, char *p)
 {
     size_t n = 0;
-    char *p = buf;
-    while (*p) {
+    for (;;) {
         while (*p == ' ' || *p == '\t')
             p++;
         if (!*p)
-            break;
-        if (n == max)
-            return max + 1;
-        w[n++] = p;
+            return n;
+        if (n == st->wcap) {
+            size_t ncap = st->wcap ? 4 * st->wcap : 16;
+            char **w = realloc(st->words, ncap * sizeof *w);
+            if (!w)
+                return (size_t)-1;
+            st->words = w;
+            st->wcap = ncap;
+        }
+        st->words[n++] = p;
         while (*p && *p != ' ' && *p != '\t')
             p++;
         if (*p)
             *p++ = 0;
     }
-    return n;
 }
 
 /* Non-negative decimal, at most max. */
@@ -267,10 +276,8 @@ static int do_param(qs_stream *st, char *line, char *eq, char *err,
 int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
                    size_t errlen)
 {
-    char *w[8], *eq, *hash;
-    char **words = w;
+    char **w, *eq, *hash;
     size_t nw;
-    int rc = 0;
     char why[256];
 
     st->lineno++;
@@ -295,47 +302,19 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     if ((eq = strchr(st->buf, '=')) != NULL)
         return do_param(st, st->buf, eq, err, errlen);
 
-    nw = split_words(st->buf, w, 8);
+    nw = split_words(st, st->buf);
+    if (nw == (size_t)-1)
+        return lerr(st, err, errlen, "out of memory", NULL);
     if (nw == 0)
         return 0;
+    w = st->words;
     if (strcmp(w[0], "arrive") == 0) {
-        /* arrive lines have many words: split again without a cap */
-        size_t cap = 16, n;
-        char *copy;
-        memcpy(st->buf, line, len);
-        st->buf[len] = 0;
-        if (len && st->buf[len - 1] == '\r')
-            st->buf[len - 1] = 0;
-        if ((hash = strchr(st->buf, '#')) != NULL)
-            *hash = 0;
-        copy = st->buf;
-        for (;;) {
-            words = malloc(cap * sizeof *words);
-            if (!words)
-                return lerr(st, err, errlen, "out of memory", NULL);
-            n = split_words(copy, words, cap);
-            if (n <= cap)
-                break;
-            free(words);
-            if (cap > QS_GROUPS_MAX + 2) {
-                return lerr(st, err, errlen, "too many recipient groups "
-                            "(limit 100000)", NULL);
-            }
-            cap *= 4;
-            memcpy(st->buf, line, len);
-            st->buf[len] = 0;
-            if (len && st->buf[len - 1] == '\r')
-                st->buf[len - 1] = 0;
-            if ((hash = strchr(st->buf, '#')) != NULL)
-                *hash = 0;
-        }
-        if (n - 2 > QS_GROUPS_MAX)
-            rc = lerr(st, err, errlen, "too many recipient groups (limit "
-                      "100000)", NULL);
-        else
-            rc = do_arrive(st, words, n, err, errlen);
-        free(words);
-        return rc;
+        /* (an arrive line with fewer than two words gets the message
+         * below: nw - 2 wraps around) */
+        if (nw - 2 > QS_GROUPS_MAX)
+            return lerr(st, err, errlen, "too many recipient groups (limit "
+                        "100000)", NULL);
+        return do_arrive(st, w, nw, err, errlen);
     }
     if (nw > 3)
         return lerr(st, err, errlen, "too many words", w[0]);
@@ -397,29 +376,94 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     return lerr(st, err, errlen, "unknown verb", w[0]);
 }
 
+/* A line reader over fread blocks: the lines of getline (a last line
+ * without a newline included; NUL bytes kept, the parser refuses them)
+ * without a call per line.  Returns the length of the next line (without
+ * its newline) and sets *line, 0 with *line NULL at the end, or -1 out of
+ * memory. */
+typedef struct line_reader {
+    FILE *in;
+    char *block;          /* what fread returned, from pos to end */
+    size_t pos, end;
+    char *line;           /* a line that spans blocks */
+    size_t cap;
+    int eof;
+} line_reader;
+
+#define READ_BLOCK 65536
+
+static long read_line(line_reader *r, const char **line)
+{
+    size_t have = 0;
+    for (;;) {
+        char *nl;
+        size_t n;
+        if (r->pos == r->end) {
+            if (r->eof || feof(r->in) || ferror(r->in)) {
+                /* the end: a last line without a newline, if any */
+                *line = have ? r->line : NULL;
+                return (long)have;
+            }
+            r->pos = 0;
+            r->end = fread(r->block, 1, READ_BLOCK, r->in);
+            if (r->end == 0) {
+                r->eof = 1;
+                continue;
+            }
+        }
+        nl = memchr(r->block + r->pos, '\n', r->end - r->pos);
+        n = (nl ? (size_t)(nl - r->block) : r->end) - r->pos;
+        if (nl && have == 0) {
+            /* the whole line is in the block: no copy */
+            *line = r->block + r->pos;
+            r->pos += n + 1;
+            return (long)n;
+        }
+        if (have + n + 1 > r->cap) {
+            size_t ncap = 2 * (have + n + 1);
+            char *b = realloc(r->line, ncap);
+            if (!b)
+                return -1;
+            r->line = b;
+            r->cap = ncap;
+        }
+        memcpy(r->line + have, r->block + r->pos, n);
+        have += n;
+        r->pos += n + (nl != NULL);
+        if (nl) {
+            *line = r->line;
+            return (long)have;
+        }
+    }
+}
+
 int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
                        void *ctx, const char *profile, int check,
                        qs_stream **keep, FILE *errf)
 {
     qs_stream *st = qs_stream_new(fname, sink, ctx);
-    char err[512], *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char err[512];
+    const char *line = NULL;
+    line_reader rd;
+    long n;
     int rc = 0;
-    if (!st) {
+    memset(&rd, 0, sizeof rd);
+    rd.in = in;
+    rd.block = malloc(READ_BLOCK);
+    if (!st || !rd.block) {
         fprintf(errf, "qsched: out of memory\n");
+        qs_stream_free(st);
+        free(rd.block);
         return 2;
     }
     if (profile && qs_stream_set_profile(st, profile, err, sizeof err)) {
         fprintf(errf, "qsched: %s\n", err);
         qs_stream_free(st);
+        free(rd.block);
         return 2;
     }
-    while ((n = getline(&line, &cap, in)) >= 0) {
-        size_t len = (size_t)n;
-        if (len && line[len - 1] == '\n')
-            len--;
-        if ((rc = qs_stream_line(st, line, len, err, sizeof err)) != 0) {
+    while ((n = read_line(&rd, &line)) > 0 || (n == 0 && line)) {
+        if ((rc = qs_stream_line(st, line, (size_t)n, err, sizeof err)) != 0) {
             fprintf(errf, "%s\n", err);
             break;
         }
@@ -431,7 +475,12 @@ int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
             break;
         }
     }
-    free(line);
+    if (n < 0 && rc == 0) {
+        fprintf(errf, "qsched: out of memory\n");
+        rc = 2;
+    }
+    free(rd.block);
+    free(rd.line);
     if (rc == 0 && ferror(in)) {
         fprintf(errf, "%s: read error\n", st->fname);
         rc = 2;

@@ -147,7 +147,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     qs_job *job = job_find(m, t), **pp;
     int revived = job != NULL;
     if (!job) {
-        job = qsi_calloc(1, sizeof *job);
+        job = qsi_pool_get(&s->job_pool);
         job->message = m;
         job->transport = t;
         job->serial = ++s->serial;
@@ -174,16 +174,29 @@ void qsi_job_free(qs_sched *s, qs_job *job)
     if (job->stack_level >= 0)
         job_unlink(job);
     qs_map_destroy(&job->peers);
-    free(job);
+    qsi_pool_put(&s->job_pool, job);
 }
+
+/* A job's peers are found by walking its peer list while it has few (most
+ * jobs have one to three), through its map once it has had more. */
+#define PEER_WALK_MAX 8
 
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
 {
-    qs_peer *p = qs_map_get(&job->peers, NULL, q->serial);
-    (void)s;
+    qs_peer *p;
+    if (job->peers.cap)
+        p = qs_map_get(&job->peers, NULL, q->serial);
+    else
+        for (p = job->peer_head; p && p->queue != q; p = p->next)
+            ;
     if (p)
         return p;
-    p = qsi_calloc(1, sizeof *p);
+    if (!job->peers.cap && job->peer_count >= PEER_WALK_MAX) {
+        qs_peer *o;
+        for (o = job->peer_head; o; o = o->next)
+            qsi_map_put(&job->peers, NULL, o->queue->serial, o);
+    }
+    p = qsi_pool_get(&s->peer_pool);
     p->job = job;
     p->queue = q;
     p->prev = job->peer_tail;
@@ -193,16 +206,18 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
         job->peer_head = p;
     job->peer_tail = p;
     job->peer_count++;
-    qsi_map_put(&job->peers, NULL, q->serial, p);
+    if (job->peers.cap)
+        qsi_map_put(&job->peers, NULL, q->serial, p);
     return p;
 }
 
-void qsi_peer_free_if_unused(qs_peer *p)
+void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p)
 {
     qs_job *job = p->job;
     if (p->refcount > 0)
         return;
-    qs_map_del(&job->peers, NULL, p->queue->serial);
+    if (job->peers.cap)
+        qs_map_del(&job->peers, NULL, p->queue->serial);
     if (p->prev)
         p->prev->next = p->next;
     else
@@ -212,7 +227,7 @@ void qsi_peer_free_if_unused(qs_peer *p)
     else
         job->peer_tail = p->prev;
     job->peer_count--;
-    free(p);
+    qsi_pool_put(&s->peer_pool, p);
 }
 
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e)
@@ -253,9 +268,9 @@ void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
     p->todo--;
 }
 
-qs_entry *qsi_entry_create(qs_peer *p)
+qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
 {
-    qs_entry *e = qsi_calloc(1, sizeof *e);
+    qs_entry *e = qsi_pool_get(&s->entry_pool);
     qs_queue *q = p->queue;
     e->peer = p;
     e->queue = q;
@@ -272,4 +287,9 @@ qs_entry *qsi_entry_create(qs_peer *p)
     p->job->read_entries++;
     qsi_queue_update_ready(q);
     return e;
+}
+
+void qsi_entry_free(qs_sched *s, qs_entry *e)
+{
+    qsi_pool_put(&s->entry_pool, e);
 }

@@ -1,8 +1,13 @@
 /*
- * map.c - chained hash map with FNV-1a hashing (see map.h).
+ * map.c - hash map with FNV-1a hashing and linear probing (see map.h).
  *
- * Grows by doubling when the load passes 1, so look-ups stay O(1)
- * amortised whatever the number of destinations or deliveries in flight.
+ * Open addressing: the entries live in one array (no allocation per
+ * entry; a delivery's start and end are a put and a delete on the
+ * in-flight map).  The table doubles when it would be half full, so a
+ * probe sequence stays short whatever the number of destinations or
+ * deliveries in flight; deletion shifts the following entries of the
+ * probe sequence back (no tombstones), so look-ups stay short after any
+ * number of deletions too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +23,7 @@ static uint64_t key_hash(const char *str, uint64_t num)
             h *= 1099511628211ULL;
         }
     }
-    /* FNV's low bits only see the low bits of each byte, and the buckets
+    /* FNV's low bits only see the low bits of each byte, and the slots
      * are picked by low bits: finish with a full avalanche (splitmix64),
      * which alone is a good hash for the numeric keys. */
     h ^= h >> 30;
@@ -29,9 +34,10 @@ static uint64_t key_hash(const char *str, uint64_t num)
     return h;
 }
 
-static int key_eq(const qs_map_node *n, const char *str, uint64_t num)
+static int key_eq(const qs_map_slot *n, uint64_t h, const char *str,
+                  uint64_t num)
 {
-    if (n->num != num)
+    if (n->hash != h || n->num != num)
         return 0;
     if (!n->str || !str)
         return n->str == str;
@@ -40,91 +46,90 @@ static int key_eq(const qs_map_node *n, const char *str, uint64_t num)
 
 void qs_map_init(qs_map *m)
 {
-    m->bucket = NULL;
-    m->nbucket = m->count = 0;
+    m->slot = NULL;
+    m->cap = m->count = 0;
 }
 
 void qs_map_destroy(qs_map *m)
 {
-    size_t i;
-    for (i = 0; i < m->nbucket; i++) {
-        qs_map_node *n = m->bucket[i], *next;
-        for (; n; n = next) {
-            next = n->next;
-            free(n);
-        }
-    }
-    free(m->bucket);
+    free(m->slot);
     qs_map_init(m);
+}
+
+/* The slot holding the key, or the empty slot where it would go. */
+static size_t find(const qs_map *m, uint64_t h, const char *str,
+                   uint64_t num)
+{
+    size_t mask = m->cap - 1, i = (size_t)h & mask;
+    while (m->slot[i].value && !key_eq(&m->slot[i], h, str, num))
+        i = (i + 1) & mask;
+    return i;
 }
 
 void *qs_map_get(const qs_map *m, const char *str, uint64_t num)
 {
-    qs_map_node *n;
-    uint64_t h;
-    if (!m->nbucket)
+    if (!m->count)
         return NULL;
-    h = key_hash(str, num);
-    for (n = m->bucket[h & (m->nbucket - 1)]; n; n = n->next)
-        if (n->hash == h && key_eq(n, str, num))
-            return n->value;
-    return NULL;
+    return m->slot[find(m, key_hash(str, num), str, num)].value;
 }
 
 static int grow(qs_map *m)
 {
-    size_t nb = m->nbucket ? 2 * m->nbucket : 16, i;
-    qs_map_node **b = calloc(nb, sizeof *b);
-    if (!b)
+    size_t nc = m->cap ? 2 * m->cap : 8, i;
+    qs_map_slot *old = m->slot, *ns = calloc(nc, sizeof *ns);
+    size_t oc = m->cap;
+    if (!ns)
         return -1;
-    for (i = 0; i < m->nbucket; i++) {
-        qs_map_node *n = m->bucket[i], *next;
-        for (; n; n = next) {
-            next = n->next;
-            n->next = b[n->hash & (nb - 1)];
-            b[n->hash & (nb - 1)] = n;
+    m->slot = ns;
+    m->cap = nc;
+    for (i = 0; i < oc; i++) {
+        if (old[i].value) {
+            size_t j = (size_t)old[i].hash & (nc - 1);
+            while (ns[j].value)
+                j = (j + 1) & (nc - 1);
+            ns[j] = old[i];
         }
     }
-    free(m->bucket);
-    m->bucket = b;
-    m->nbucket = nb;
+    free(old);
     return 0;
 }
 
 int qs_map_put(qs_map *m, const char *str, uint64_t num, void *value)
 {
-    qs_map_node *n;
-    if (m->count >= m->nbucket && grow(m) < 0)
+    uint64_t h = key_hash(str, num);
+    size_t i;
+    if (2 * (m->count + 1) > m->cap && grow(m) < 0)
         return -1;
-    n = malloc(sizeof *n);
-    if (!n)
-        return -1;
-    n->str = str;
-    n->num = num;
-    n->hash = key_hash(str, num);
-    n->value = value;
-    n->next = m->bucket[n->hash & (m->nbucket - 1)];
-    m->bucket[n->hash & (m->nbucket - 1)] = n;
+    i = find(m, h, str, num);
+    m->slot[i].hash = h;
+    m->slot[i].str = str;
+    m->slot[i].num = num;
+    m->slot[i].value = value;
     m->count++;
     return 0;
 }
 
 void *qs_map_del(qs_map *m, const char *str, uint64_t num)
 {
-    qs_map_node **pp, *n;
-    uint64_t h;
+    size_t mask, i, j;
     void *v;
-    if (!m->nbucket)
+    if (!m->count)
         return NULL;
-    h = key_hash(str, num);
-    for (pp = &m->bucket[h & (m->nbucket - 1)]; (n = *pp); pp = &n->next) {
-        if (n->hash == h && key_eq(n, str, num)) {
-            *pp = n->next;
-            v = n->value;
-            free(n);
-            m->count--;
-            return v;
+    mask = m->cap - 1;
+    i = find(m, key_hash(str, num), str, num);
+    v = m->slot[i].value;
+    if (!v)
+        return NULL;
+    /* backward shift: move up every later entry of the run that may not
+     * stay behind the hole (its home slot is not in (i, j]) */
+    for (j = (i + 1) & mask; m->slot[j].value; j = (j + 1) & mask) {
+        size_t home = (size_t)m->slot[j].hash & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->slot[i] = m->slot[j];
+            i = j;
         }
     }
-    return NULL;
+    m->slot[i].value = NULL;
+    m->count--;
+    return v;
 }

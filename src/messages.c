@@ -77,18 +77,34 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         }
         total += g->count;
     }
-    m = qsi_calloc(1, sizeof *m);
-    m->id = qsi_strdup(msgid);
-    m->serial = ++s->serial;
-    m->groups = qsi_calloc(ngroups, sizeof *m->groups);
-    m->ngroups = ngroups;
-    for (i = 0; i < ngroups; i++) {
-        m->groups[i].transport = qsi_strdup(groups[i].transport);
-        m->groups[i].local = groups[i].local ? qsi_strdup(groups[i].local)
-                                             : NULL;
-        m->groups[i].nexthop = qsi_strdup(groups[i].nexthop);
-        m->groups[i].count = groups[i].count;
+    /* one allocation: the message, its groups, then every string */
+    {
+        size_t size = sizeof *m + ngroups * sizeof *m->groups +
+                      strlen(msgid) + 1;
+        char *str;
+        for (i = 0; i < ngroups; i++)
+            size += strlen(groups[i].transport) + 1 +
+                    (groups[i].local ? strlen(groups[i].local) + 1 : 0) +
+                    strlen(groups[i].nexthop) + 1;
+        m = qsi_calloc(1, size);
+        m->groups = (qs_mgroup *)(m + 1);
+        str = (char *)(m->groups + ngroups);
+        m->id = strcpy(str, msgid);
+        str += strlen(msgid) + 1;
+        for (i = 0; i < ngroups; i++) {
+            m->groups[i].transport = strcpy(str, groups[i].transport);
+            str += strlen(str) + 1;
+            if (groups[i].local) {
+                m->groups[i].local = strcpy(str, groups[i].local);
+                str += strlen(str) + 1;
+            }
+            m->groups[i].nexthop = strcpy(str, groups[i].nexthop);
+            str += strlen(str) + 1;
+            m->groups[i].count = groups[i].count;
+        }
     }
+    m->serial = ++s->serial;
+    m->ngroups = ngroups;
     m->rcpt_total = m->rcpt_unread = total;
     qsi_map_put(&s->messages, m->id, 0, m);
     if (s->active_count < s->active_limit) {
@@ -147,9 +163,9 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;
     qsi_message_return_slots(s, m, job);
-    qsi_peer_free_if_unused(p);
+    qsi_peer_free_if_unused(s, p);
     qsi_message_schedule_check(s, m);
-    free(e);
+    qsi_entry_free(s, e);
 }
 
 int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
@@ -203,9 +219,9 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* The peer's reference is dropped only now: negative feedback above
      * may have deferred the peer's other entries. */
     p->refcount--;
-    qsi_peer_free_if_unused(p);
+    qsi_peer_free_if_unused(s, p);
     qsi_queue_free_if_idle(q);
-    free(e);
+    qsi_entry_free(s, e);
     qsi_message_schedule_check(s, m);
     qsi_run_checks(s);
     return 0;
@@ -213,13 +229,5 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
 
 void qsi_message_free(qs_message *m)
 {
-    size_t i;
-    for (i = 0; i < m->ngroups; i++) {
-        free(m->groups[i].transport);
-        free(m->groups[i].local);
-        free(m->groups[i].nexthop);
-    }
-    free(m->groups);
-    free(m->id);
-    free(m);
+    free(m); /* with its groups and strings */
 }

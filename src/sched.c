@@ -51,6 +51,31 @@ void *qsi_calloc(size_t n, size_t size)
     return p;
 }
 
+void *qsi_pool_get(qs_pool *p)
+{
+    void *obj = p->head;
+    if (!obj)
+        return qsi_calloc(1, p->size);
+    memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
+    memset(obj, 0, p->size);
+    return obj;
+}
+
+void qsi_pool_put(qs_pool *p, void *obj)
+{
+    memcpy(obj, &p->head, sizeof p->head);
+    p->head = obj;
+}
+
+static void pool_destroy(qs_pool *p)
+{
+    while (p->head) {
+        void *obj = p->head;
+        memcpy(&p->head, obj, sizeof p->head);
+        free(obj);
+    }
+}
+
 char *qsi_strdup(const char *str)
 {
     size_t n = strlen(str) + 1;
@@ -178,6 +203,9 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         return NULL;
     }
     s->profile = profile;
+    s->entry_pool.size = sizeof(qs_entry);
+    s->peer_pool.size = sizeof(qs_peer);
+    s->job_pool.size = sizeof(qs_job);
     s->sink = sink;
     s->ctx = ctx;
     s->next_handle = 1;
@@ -214,7 +242,6 @@ void qs_sched_free(qs_sched *s)
             qn = q->next;
             free_queue_entries(q->todo_head);
             free_queue_entries(q->busy_head);
-            free(q->name);
             free(q);
         }
         (void)j;
@@ -246,6 +273,9 @@ void qs_sched_free(qs_sched *s)
     qs_map_destroy(&s->messages);
     qs_map_destroy(&s->inflight);
     qs_params_free(s->params);
+    pool_destroy(&s->entry_pool);
+    pool_destroy(&s->peer_pool);
+    pool_destroy(&s->job_pool);
     free(s->batch);
     free(s);
 }
@@ -294,11 +324,9 @@ int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
     if (i >= n)
         return 0;
     h = qsi_calloc(n, sizeof *h);
-    for (b = 0; b < s->inflight.nbucket; b++) {
-        qs_map_node *nd;
-        for (nd = s->inflight.bucket[b]; nd; nd = nd->next)
-            h[k++] = (int64_t)nd->num;
-    }
+    for (b = 0; b < s->inflight.cap; b++)
+        if (s->inflight.slot[b].value)
+            h[k++] = (int64_t)s->inflight.slot[b].num;
     qsort(h, n, sizeof *h, cmp_i64);
     v = h[i];
     free(h);

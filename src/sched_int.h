@@ -61,6 +61,7 @@ struct qs_queue {
     unsigned blocker_tag;
     int ready;                /* counted in transport->ready_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
+    char name_buf[];          /* the name (one allocation per queue) */
 };
 
 /* A job: one message within one transport. */
@@ -147,7 +148,17 @@ struct qs_message {
     qs_message *next;         /* incoming FIFO, or the active list */
     qs_message *aprev;        /* active list */
     qs_message *check_next;
+    /* the groups and every string above follow in the same allocation */
 };
+
+/* A free list of one kind of object (entries, peers, jobs): a delivery
+ * creates and frees an entry, a message its jobs and peers; reusing them
+ * keeps malloc out of the scheduling path.  Objects come back zeroed, as
+ * from calloc; the lists are freed with the scheduler. */
+typedef struct qs_pool {
+    void *head;
+    size_t size;
+} qs_pool;
 
 struct qs_sched {
     qs_params *params;
@@ -179,6 +190,7 @@ struct qs_sched {
     /* scratch buffer for reading batches */
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
+    qs_pool entry_pool, peer_pool, job_pool;
 };
 
 #define QS_HAS_ENTRIES(j) ((j)->selected_entries < (j)->read_entries)
@@ -202,6 +214,8 @@ void qsi_seterr(char *err, size_t errlen, const char *msg);
 void qsi_emit(qs_sched *s, qs_trace *r);
 qs_trace qsi_trace_init(enum qs_trace_kind kind);
 void *qsi_calloc(size_t n, size_t size);
+void *qsi_pool_get(qs_pool *p);
+void qsi_pool_put(qs_pool *p, void *obj);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
 int qsi_postfix(const qs_sched *s);
@@ -221,11 +235,12 @@ void qsi_job_retire(qs_sched *s, qs_job *job);
 qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t);
 void qsi_job_free(qs_sched *s, qs_job *job);
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
-void qsi_peer_free_if_unused(qs_peer *p);
+void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p);
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e);
-qs_entry *qsi_entry_create(qs_peer *p);
+qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p);
+void qsi_entry_free(qs_sched *s, qs_entry *e);
 
 /* preempt.c: the preemption stack and the preemption itself */
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);

@@ -166,22 +166,23 @@ static int transport_name_cmp(const void *a, const void *b)
 static void batch_keys(qs_sched *s, const qs_message *m,
                        struct qs_batch_rcpt *v, size_t n)
 {
-    qs_transport **names = qsi_calloc(s->ntransports, sizeof *names);
+    qs_transport *few[16], **names = few, *t;
     size_t i, nnames = 0;
-    qs_transport *t;
-    for (t = s->xhead; t; t = t->next)
-        t->batch_rank = (size_t)-1;
+    uint64_t stamp = (uint64_t)s->stats.reads; /* this batch's number */
+    if (s->ntransports > sizeof few / sizeof few[0])
+        names = qsi_calloc(s->ntransports, sizeof *names);
     for (i = 0; i < n; i++) {
         t = v[i].transport;
-        if (t->batch_rank == (size_t)-1) {
-            t->batch_rank = 0;
+        if (t->batch_stamp != stamp) {
+            t->batch_stamp = stamp;
             names[nnames++] = t;
         }
     }
     qsort(names, nnames, sizeof *names, transport_name_cmp);
     for (i = 0; i < nnames; i++)
         names[i]->batch_rank = i;
-    free(names);
+    if (names != few)
+        free(names);
     for (i = 0; i < n; i++) {
         v[i].rank = v[i].transport->batch_rank;
         run_key(m, &v[i]);
@@ -275,7 +276,9 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
          group++, offset = 0) {
         qs_mgroup *g = &m->groups[group];
         int64_t c = g->count - offset < left ? g->count - offset : left;
-        qs_transport *t = qsi_transport_obtain(s, g->transport);
+        qs_transport *t = g->t;
+        if (!t)
+            t = g->t = qsi_transport_obtain(s, g->transport);
         nruns += sorted && t->dest_rcpt_limit == 1 ? (size_t)c : 1;
         left -= c;
     }
@@ -290,7 +293,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         qs_mgroup *g = &m->groups[m->cur_group];
         int64_t c = g->count - m->cur_offset < left ? g->count - m->cur_offset
                                                     : left;
-        qs_transport *t = qsi_transport_find(s, g->transport);
+        qs_transport *t = g->t;
         int split = sorted && t->dest_rcpt_limit == 1;
         for (k = 0; k < (split ? c : 1); k++) {
             struct qs_batch_rcpt *b = &s->batch[nruns++];
@@ -311,7 +314,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->rcpt_unread -= n;
     m->refill_time = s->now;
     s->stats.reads++;
-    if (sorted) {
+    if (sorted && nruns > 1) {
         batch_keys(s, m, s->batch, nruns);
         batch_sort(m, s->batch, s->batch + nruns, nruns);
     }

@@ -125,6 +125,8 @@ static void cix_rotate_up(qs_transport *t, qs_job *x)
     cix_pull(x);
 }
 
+/* Re-aggregates x and its ancestors, up to the first that does not
+ * change (above it nothing can: every other node is up to date). */
 static void cix_pull_path(qs_job *x)
 {
     for (; x; x = x->cix_up)
@@ -164,8 +166,7 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
     cix_pull(job);
     while (job->cix_up && job->cix_prio > job->cix_up->cix_prio)
         cix_rotate_up(t, job);
-    for (at = job->cix_up; at; at = at->cix_up)
-        cix_pull(at);
+    cix_pull_path(job->cix_up);
     job->cix_in = 1;
 }
 
@@ -191,8 +192,7 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
         p->cix_right = NULL;
     job->cix_up = NULL;
     job->cix_in = 0;
-    for (; p; p = p->cix_up)
-        cix_pull(p);
+    cix_pull_path(p);
 }
 
 /* The job's counters changed (selected_entries, read_entries, or its
@@ -201,6 +201,31 @@ void qsi_cix_update(qs_job *job)
 {
     if (job->cix_in)
         cix_pull_path(job);
+}
+
+/* The index pays off on long job lists only: a short walk costs less than
+ * keeping the tree.  It is built when the list grows past CIX_BUILD jobs
+ * and dropped when it shrinks below CIX_DROP (apart, so that a list
+ * hovering around one size does not rebuild it again and again); in
+ * between preempt.c walks the list as the document says. */
+#define CIX_BUILD 64
+#define CIX_DROP 32
+
+void qsi_cix_resize(qs_transport *t)
+{
+    qs_job *j;
+    if (!t->cix_allowed)
+        return;
+    if (!t->cix_on && t->njobs > CIX_BUILD) {
+        t->cix_on = 1;
+        for (j = t->jhead; j; j = j->lnext)
+            qsi_cix_insert(t, j); /* in list order: j->lprev is in */
+    } else if (t->cix_on && t->njobs < CIX_DROP) {
+        t->cix_on = 0;
+        t->cix_root = NULL;
+        for (j = t->jhead; j; j = j->lnext)
+            j->cix_in = 0;
+    }
 }
 
 /* ---- the query ---- */

@@ -56,6 +56,7 @@ static int print_defaults(void)
 
 int qs_cli_main(int argc, char **argv)
 {
+    static qs_buffered_printer bpr = {{NULL, NULL, 0, 0}, 0, {0}};
     qs_printer pr = {stdout, stderr, 0, 0};
     int stats = 0, check = 0, i, rc;
     const char *file = NULL, *profile = NULL;
@@ -114,8 +115,11 @@ int qs_cli_main(int argc, char **argv)
         }
     }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    rc = qs_stream_run_file(in, file ? file : "-", qs_trace_print, &pr,
-                            profile, check, &st, stderr);
+    bpr.p = pr;
+    bpr.len = 0;
+    rc = qs_stream_run_file(in, file ? file : "-", qs_trace_print_buffered,
+                            &bpr, profile, check, &st, stderr);
+    qs_printer_flush(&bpr);
     if (in != stdin)
         fclose(in);
     if (rc == 0 && stats)

@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <ctype.h>
 #include "events.h"
 #include "kernels.h"
 
@@ -139,7 +138,7 @@ static int parse_count(const char *s, int64_t max, int64_t *out)
         return -1;
     for (; *s; s++) {
         int d = *s - '0';
-        if (!isdigit((unsigned char)*s))
+        if (*s < '0' || *s > '9') /* isdigit, C locale, without a call */
             return -1;
         /* v * 10 + d <= max, tested before computing it (no overflow) */
         if (v > (max - d) / 10)
@@ -156,9 +155,11 @@ static int name_ok(const char *s, int transport)
         return 0;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (isdigit(c) || islower(c) || c == '-')
+        /* isdigit, islower, isupper of the C locale, without calls */
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-')
             continue;
-        if (!transport && (isupper(c) || c == '.' || c == '_' || c == '+'))
+        if (!transport && ((c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
+                           c == '+'))
             continue;
         return 0;
     }

@@ -50,7 +50,9 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         next->lprev = job;
     else
         t->jtail = job;
+    t->njobs++;
     qsi_cix_insert(t, job);
+    qsi_cix_resize(t);
 
     unread = t->job_next_unread;
     for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
@@ -118,6 +120,8 @@ static void job_unlink(qs_job *job)
         t->ttail = job->tprev;
     job->lprev = job->lnext = job->tprev = job->tnext = NULL;
     job->stack_level = -1;
+    t->njobs--;
+    qsi_cix_resize(t);
 }
 
 /* S-PRE-2: a job whose entries are all selected leaves the job lists; it

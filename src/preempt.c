@@ -79,13 +79,12 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     qsi_emit(s, &r);
 }
 
-#ifdef QSCHED_CROSSCHECK
 /* S-PRE-5, S-PRE-6: the best candidate to preempt `current`, found as the
  * document describes it: a walk of the job list after the current job.
- * The scheduler asks the candidate index instead (candidates.c, same
- * answer in O(log n) where the walk costs O(n)); crosscheck builds (the
- * fuzz harnesses, tests/identity.sh) run this walk beside every query and
- * abort on any difference. */
+ * On a long list the scheduler asks the candidate index instead
+ * (candidates.c: the same answer in O(log n) where the walk costs O(n));
+ * crosscheck builds (the fuzz harnesses, tests/identity.sh) run both
+ * walks beside every query and abort on any difference. */
 static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
                                   int early_stop, int64_t *out_delay,
                                   int64_t *out_total, int64_t *out_max)
@@ -127,7 +126,6 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
     *out_total = best_total;
     return best;
 }
-#endif
 
 /* S-PRE-5, S-PRE-6: the candidate, from the candidate index
  * (candidates.c), which finds what the walk above finds without walking
@@ -143,8 +141,10 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                                         t->slot_cost);
     *delay = 0;
     *total = 1;
-    if (*max_slots > 0)
+    if (*max_slots > 0 && t->cix_on)
         best = qsi_cix_candidate(s, current, *max_slots, delay, total);
+    else if (*max_slots > 0)
+        best = job_candidate_scan(s, current, 1, delay, total, max_slots);
 #ifdef QSCHED_CROSSCHECK
     {
         /* Fuzz builds: the index, the walk with its early stop, and the

@@ -30,13 +30,6 @@ void qsi_emit(qs_sched *s, qs_trace *r)
         s->sink(s->ctx, r);
 }
 
-qs_trace qsi_trace_init(enum qs_trace_kind kind)
-{
-    qs_trace r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    return r;
-}
 
 void *qsi_calloc(size_t n, size_t size)
 {
@@ -151,7 +144,7 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     }
     t->blocker_tag = 1;
     /* S-PRE-3: only a transport that preempts asks for candidates */
-    t->cix_on = t->slot_cost >= 2;
+    t->cix_allowed = t->slot_cost >= 2;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots. */
     t->rcpt_unused = t->rcpt_limit;
     qs_map_init(&t->queues);

@@ -107,7 +107,9 @@ struct qs_transport {
     qs_job *jhead, *jtail;    /* scheduler's list */
     qs_job *thead, *ttail;    /* by-time list */
     qs_job *job_current, *job_next_unread;
-    int cix_on;               /* slot cost >= 2: the candidate index is kept */
+    int64_t njobs;            /* jobs on the scheduler's list */
+    int cix_allowed;          /* slot cost >= 2: candidates are asked for */
+    int cix_on;               /* the candidate index is kept (long lists) */
     qs_job *cix_root;         /* its tree (candidates.c) */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
@@ -122,13 +124,16 @@ struct qs_transport {
     qs_transport *next;       /* scheduler's transport list (round robin) */
     size_t batch_rank;        /* scratch of the postfix profile's batch
                                  sort (assign.c): the rank of the name
-                                 among the batch's transports */
+                                 among the transports of the batch ... */
+    uint64_t batch_stamp;     /* ... numbered batch_stamp (stats.reads) */
 };
 
 /* One recipient group of an arrive line, owned by the message. */
 typedef struct qs_mgroup {
     char *transport, *local, *nexthop;
     int64_t count;
+    qs_transport *t;          /* the transport, once a batch met the group
+                                 (transports live as long as the scheduler) */
 } qs_mgroup;
 
 struct qs_message {
@@ -212,7 +217,14 @@ int64_t qs_bound_holding(const qs_sched *s);
 /* sched.c: shared helpers and transports */
 void qsi_seterr(char *err, size_t errlen, const char *msg);
 void qsi_emit(qs_sched *s, qs_trace *r);
-qs_trace qsi_trace_init(enum qs_trace_kind kind);
+/* A trace record of the kind, every other field zero (inline: one per
+ * decision). */
+static inline qs_trace qsi_trace_init(enum qs_trace_kind kind)
+{
+    qs_trace r = {0};
+    r.kind = kind;
+    return r;
+}
 void *qsi_calloc(size_t n, size_t size);
 void *qsi_pool_get(qs_pool *p);
 void qsi_pool_put(qs_pool *p, void *obj);
@@ -251,6 +263,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
 void qsi_cix_insert(qs_transport *t, qs_job *job);
 void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
+void qsi_cix_resize(qs_transport *t);
 qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
                           int64_t *delay, int64_t *total);
 

@@ -37,10 +37,14 @@ typedef struct line_buf {
 
 static void put_str(line_buf *b, const char *s)
 {
+    size_t n, room = b->len - 1 - b->pos;
     if (!s)
         s = "(null)"; /* what printf's %s writes for a null pointer */
-    while (*s && b->pos + 1 < b->len)
-        b->buf[b->pos++] = *s++;
+    n = strlen(s);
+    if (n > room)
+        n = room;
+    memcpy(b->buf + b->pos, s, n);
+    b->pos += n;
 }
 
 static void put_num(line_buf *b, long long v)
@@ -362,6 +366,33 @@ void qs_trace_print(void *vp, const qs_trace *r)
     n = qs_trace_format(r, p->explain, line, sizeof line - 1);
     line[n] = '\n';
     fwrite(line, 1, n + 1, p->out);
+}
+
+void qs_printer_flush(qs_buffered_printer *bp)
+{
+    if (bp->len)
+        fwrite(bp->buf, 1, bp->len, bp->p.out);
+    bp->len = 0;
+}
+
+void qs_trace_print_buffered(void *vp, const qs_trace *r)
+{
+    qs_buffered_printer *bp = vp;
+    size_t n;
+    if (r->kind == QS_T_FBWARN || bp->p.jsonl) {
+        /* warnings and JSON Lines: through stdio, in order */
+        qs_printer_flush(bp);
+        qs_trace_print(&bp->p, r);
+        return;
+    }
+    if (!qs_trace_is_default(r) && !bp->p.explain)
+        return;
+    /* a line is at most 1022 bytes and its newline (qs_trace_print) */
+    if (QS_PRINT_BUFFER - bp->len < 1024)
+        qs_printer_flush(bp);
+    n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
+    bp->buf[bp->len + n] = '\n';
+    bp->len += n + 1;
 }
 
 void qs_print_stats(const qs_printer *p, const qs_sched *s)

@@ -23,8 +23,8 @@ typedef struct qs_map_slot {
 } qs_map_slot;
 
 typedef struct qs_map {
-    qs_map_slot *slot;
-    size_t cap, count; /* cap: 0 or a power of two, > 2 * count */
+    qs_map_slot *slot;        /* NULL until the first insertion */
+    size_t cap, count;        /* cap: 0 or a power of two, > 2 * count */
 } qs_map;
 
 void qs_map_init(qs_map *m);

@@ -4,11 +4,26 @@
  * Owns: the exact bytes of every trace line.  The text form is the
  * contract other implementations are verified against: one decision per
  * line, words separated by one space, no trailing space.
+ *
+ * Why it sits outside the core: the core reports each decision as a
+ * qs_trace record (numbers and names, no text) through the sink of
+ * qsched.h; turning records into bytes is a choice of the embedder.  The
+ * CLI prints them with qs_trace_print; a harness may compare records
+ * directly.  The core never includes this file.
+ *
+ * Two levels (spec/trace.md): the default level is what the scheduler
+ * did (deliver, idle, window, dead, revive, defer) and is what another
+ * implementation must reproduce exactly; the explain level adds why
+ * (activation, reads, candidates, preemption tests with every number,
+ * pops, blockers, slot moves), for people and for divergence reports.
+ * May not: decide anything, or print what the core did not report.
  */
 #include <stdio.h>
 #include <string.h>
 #include "trace.h"
 
+/* The six kinds of the default level: the decisions a conforming
+ * implementation must print (tests/conformance compares only these). */
 int qs_trace_is_default(const qs_trace *r)
 {
     switch (r->kind) {
@@ -24,6 +39,8 @@ int qs_trace_is_default(const qs_trace *r)
     }
 }
 
+/* An optional name: "-" when absent (a pop with no parent, a slot move
+ * with no next job), so that every line has the same number of words. */
 static const char *nz(const char *s) { return s ? s : "-"; }
 
 /* A line under construction: the text form is built by hand, not by
@@ -47,6 +64,8 @@ static void put_str(line_buf *b, const char *s)
     b->pos += n;
 }
 
+/* Decimal digits of v, negative included (via unsigned, so that the
+ * most negative value has no overflow); cut at the buffer's end. */
 static void put_num(line_buf *b, long long v)
 {
     char digits[24];
@@ -82,6 +101,11 @@ static void put_tdest(line_buf *b, const qs_trace *r)
     put_str(b, r->dest);
 }
 
+/* One record as its text line, snprintf-style into buf (truncated if
+ * needed, always terminated when len > 0).  Returns the length written,
+ * or 0 for a record not printed at this level.  The formats are the
+ * contract of spec/trace.md: the preemption lines print the whole test
+ * of S-PRE-7 with its numbers, so that a reader can redo it by hand. */
 size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                        size_t len)
 {
@@ -131,7 +155,7 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
         put_num(b, r->n);
         break;
     case QS_T_FBWARN:
-        return 0;
+        return 0; /* not a trace line: a warning, see qs_trace_print */
     case QS_T_ACTIVATE:
         put_str(b, "activate ");
         put_str(b, r->msg);
@@ -253,6 +277,7 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
     return lb.pos;
 }
 
+/* The "event" value of a JSON line, in enum qs_trace_kind order. */
 static const char *kind_name(enum qs_trace_kind k)
 {
     static const char *names[] = {
@@ -263,18 +288,24 @@ static const char *kind_name(enum qs_trace_kind k)
     return names[k];
 }
 
+/* A string member, left out when absent.  Names need no escaping: the
+ * event language admits no quote, backslash or control character in
+ * them (S-EV-1). */
 static void json_str(FILE *out, const char *key, const char *v)
 {
     if (v)
         fprintf(out, ",\"%s\":\"%s\"", key, v); /* names need no escaping */
 }
 
+/* A number member. */
 static void json_num(FILE *out, const char *key, long long v)
 {
     fprintf(out, ",\"%s\":%lld", key, v);
 }
 
-/* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md} */
+/* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md}
+ * The same records as the text form, with the time of each and named
+ * fields, for tools that would rather not parse text. */
 static void print_json(FILE *out, const qs_trace *r)
 {
     fprintf(out, "{\"time\":%lld,\"event\":\"%s\"", (long long)r->time,
@@ -344,6 +375,11 @@ static void print_json(FILE *out, const qs_trace *r)
     fputs("}\n", out);
 }
 
+/* The trace sink of the CLI: a qs_printer (trace.h) as context.  The
+ * postfix profile's feedback warning (S-PFX-7) goes to the warning
+ * stream, everything else to the output at the chosen level and format.
+ * Write errors cannot be reported from here (a sink returns nothing):
+ * the caller must check the stream (ferror) when the run ends. */
 void qs_trace_print(void *vp, const qs_trace *r)
 {
     const qs_printer *p = vp;
@@ -368,6 +404,8 @@ void qs_trace_print(void *vp, const qs_trace *r)
     fwrite(line, 1, n + 1, p->out);
 }
 
+/* The buffered printer of the CLI (trace.h): the same lines as
+ * qs_trace_print, gathered in 64 KB blocks. */
 void qs_printer_flush(qs_buffered_printer *bp)
 {
     if (bp->len)
@@ -395,6 +433,10 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
     bp->len += n + 1;
 }
 
+/* --stats: the scheduler's counters, the document's in-core bound beside
+ * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
+ * transport in creation order.  Printed after the trace, so it never
+ * interleaves with decisions. */
 void qs_print_stats(const qs_printer *p, const qs_sched *s)
 {
     qs_stats st;
@@ -452,6 +494,8 @@ void qs_print_stats(const qs_printer *p, const qs_sched *s)
     }
 }
 
+/* The public form of qs_trace_format (qsched.h): an empty string, not
+ * stale bytes, for a record that has no line at this level. */
 size_t qs_trace_text(const qs_trace *rec, int explain, char *buf,
                      size_t len)
 {

@@ -70,7 +70,8 @@ static int cix_pull(qs_job *x)
 {
     int64_t total = QS_MAX_ENTRIES(x);
     int64_t needed = total - x->selected_entries;
-    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE;
+    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE, size = 1;
+    int64_t mf = x->parent ? CIX_NONE : x->message->queued_time;
     const qs_job *c;
     int changed;
     if (needed > 0) {
@@ -83,17 +84,24 @@ static int cix_pull(qs_job *x)
         mn = min64(mn, c->cix_min_needed);
         mq = min64(mq, c->cix_min_queued);
         mt = min64(mt, c->cix_min_total);
+        mf = min64(mf, c->cix_min_free);
+        size += c->cix_size;
     }
     if ((c = x->cix_right) != NULL) {
         mn = min64(mn, c->cix_min_needed);
         mq = min64(mq, c->cix_min_queued);
         mt = min64(mt, c->cix_min_total);
+        mf = min64(mf, c->cix_min_free);
+        size += c->cix_size;
     }
     changed = mn != x->cix_min_needed || mq != x->cix_min_queued ||
-              mt != x->cix_min_total;
+              mt != x->cix_min_total || mf != x->cix_min_free ||
+              size != x->cix_size;
     x->cix_min_needed = mn;
     x->cix_min_queued = mq;
     x->cix_min_total = mt;
+    x->cix_min_free = mf;
+    x->cix_size = size;
     return changed;
 }
 
@@ -144,6 +152,8 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
     job->cix_left = job->cix_right = NULL;
     job->cix_prio = cix_priority(job->serial);
     job->cix_min_needed = job->cix_min_queued = job->cix_min_total = CIX_NONE;
+    job->cix_min_free = CIX_NONE;
+    job->cix_size = 0;
     if (!t->cix_root) {
         job->cix_up = NULL;
         t->cix_root = job;
@@ -196,7 +206,7 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
 }
 
 /* The job's counters changed (selected_entries, read_entries, or its
- * message's unread recipients). */
+ * message's unread recipients), or it got or lost a stack parent. */
 void qsi_cix_update(qs_job *job)
 {
     if (job->cix_in)
@@ -214,18 +224,185 @@ void qsi_cix_update(qs_job *job)
 void qsi_cix_resize(qs_transport *t)
 {
     qs_job *j;
-    if (!t->cix_allowed)
-        return;
     if (!t->cix_on && t->njobs > CIX_BUILD) {
         t->cix_on = 1;
         for (j = t->jhead; j; j = j->lnext)
             qsi_cix_insert(t, j); /* in list order: j->lprev is in */
+        for (j = t->thead; j; j = j->tnext)
+            qsi_tix_insert(t, j);
     } else if (t->cix_on && t->njobs < CIX_DROP) {
         t->cix_on = 0;
-        t->cix_root = NULL;
+        t->cix_root = t->tix_root = NULL;
         for (j = t->jhead; j; j = j->lnext)
             j->cix_in = 0;
     }
+}
+
+/* ---- where job_link puts a job (S-PRE-13, S-MEM-10) ----
+ *
+ * jobs.c links a job after the last job, walking from the tail, that has
+ * no stack parent and an enqueue time <= the new job's, on the scheduler's
+ * list; after the last job with an enqueue time <= the new job's on the
+ * by-time list.  A new message's job stops both walks at the tail at
+ * once; a job relinked by a later batch of an old message (a bulk message
+ * refilled) walks back over every younger job - O(jobs) per refill in
+ * Postfix too.  With the indexes the same jobs are found in O(log n): the
+ * last node in list order whose subtree has such a job (cix_min_free),
+ * and, on the by-time list, which is in enqueue-time order, a search by
+ * time.  Whether the walk would have passed the current job (or the first
+ * unread one) is a comparison of list positions (subtree sizes). */
+
+qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
+{
+    qs_job *x = t->cix_root;
+    if (!x || x->cix_min_free > queued_time)
+        return NULL;
+    for (;;) {
+        if (x->cix_right && x->cix_right->cix_min_free <= queued_time)
+            x = x->cix_right;
+        else if (!x->parent && x->message->queued_time <= queued_time)
+            return x;
+        else
+            x = x->cix_left; /* the marker is there (cix_min_free) */
+    }
+}
+
+/* List position of x (0-based) in its tree; left/right/up/size are the
+ * tree's fields. */
+#define TREE_RANK(x, left, right, up, size, out)                             \
+    do {                                                                     \
+        const qs_job *n_ = (x);                                              \
+        int64_t r_ = n_->left ? n_->left->size : 0;                          \
+        for (; n_->up; n_ = n_->up)                                          \
+            if (n_->up->right == n_)                                         \
+                r_ += 1 + (n_->up->left ? n_->up->left->size : 0);           \
+        (out) = r_;                                                          \
+    } while (0)
+
+/* a comes after b on the scheduler's list (both on it, indexes on). */
+int qsi_cix_after(const qs_job *a, const qs_job *b)
+{
+    int64_t ra, rb;
+    TREE_RANK(a, cix_left, cix_right, cix_up, cix_size, ra);
+    TREE_RANK(b, cix_left, cix_right, cix_up, cix_size, rb);
+    return ra > rb;
+}
+
+/* ---- the by-time list's tree ----
+ * The same treap shape over the by-time list (same priorities), with
+ * subtree sizes only: the list is in enqueue-time order (S-INV-2), so it
+ * is searched by time. */
+
+static void tix_pull(qs_job *x)
+{
+    x->tix_size = 1 + (x->tix_left ? x->tix_left->tix_size : 0) +
+                  (x->tix_right ? x->tix_right->tix_size : 0);
+}
+
+static void tix_rotate_up(qs_transport *t, qs_job *x)
+{
+    qs_job *p = x->tix_up, *g = p->tix_up;
+    if (p->tix_left == x) {
+        p->tix_left = x->tix_right;
+        if (x->tix_right)
+            x->tix_right->tix_up = p;
+        x->tix_right = p;
+    } else {
+        p->tix_right = x->tix_left;
+        if (x->tix_left)
+            x->tix_left->tix_up = p;
+        x->tix_left = p;
+    }
+    p->tix_up = x;
+    x->tix_up = g;
+    if (!g)
+        t->tix_root = x;
+    else if (g->tix_left == p)
+        g->tix_left = x;
+    else
+        g->tix_right = x;
+    tix_pull(p);
+    tix_pull(x);
+}
+
+/* After its tprev, as jobs.c just linked it (cix_prio is set: the job is
+ * in the scheduler list's tree already). */
+void qsi_tix_insert(qs_transport *t, qs_job *job)
+{
+    qs_job *prev = job->tprev, *at;
+    if (!t->cix_on)
+        return;
+    job->tix_left = job->tix_right = NULL;
+    if (!t->tix_root) {
+        job->tix_up = NULL;
+        t->tix_root = job;
+    } else if (!prev) {
+        for (at = t->tix_root; at->tix_left; at = at->tix_left)
+            ;
+        at->tix_left = job;
+        job->tix_up = at;
+    } else if (!prev->tix_right) {
+        prev->tix_right = job;
+        job->tix_up = prev;
+    } else {
+        for (at = prev->tix_right; at->tix_left; at = at->tix_left)
+            ;
+        at->tix_left = job;
+        job->tix_up = at;
+    }
+    tix_pull(job);
+    while (job->tix_up && job->cix_prio > job->tix_up->cix_prio)
+        tix_rotate_up(t, job);
+    for (at = job->tix_up; at; at = at->tix_up)
+        tix_pull(at);
+}
+
+void qsi_tix_remove(qs_transport *t, qs_job *job)
+{
+    qs_job *p;
+    if (!job->cix_in)
+        return;
+    while (job->tix_left || job->tix_right) {
+        qs_job *c = !job->tix_left ? job->tix_right
+                    : !job->tix_right ? job->tix_left
+                    : job->tix_left->cix_prio > job->tix_right->cix_prio
+                        ? job->tix_left : job->tix_right;
+        tix_rotate_up(t, c);
+    }
+    p = job->tix_up;
+    if (!p)
+        t->tix_root = NULL;
+    else if (p->tix_left == job)
+        p->tix_left = NULL;
+    else
+        p->tix_right = NULL;
+    job->tix_up = NULL;
+    for (; p; p = p->tix_up)
+        tix_pull(p);
+}
+
+/* The last job on the by-time list with an enqueue time <= queued_time,
+ * or NULL (the list is sorted by time; equal times in link order). */
+qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time)
+{
+    qs_job *x = t->tix_root, *found = NULL;
+    while (x) {
+        if (x->message->queued_time <= queued_time) {
+            found = x;
+            x = x->tix_right;
+        } else {
+            x = x->tix_left;
+        }
+    }
+    return found;
+}
+
+int qsi_tix_after(const qs_job *a, const qs_job *b)
+{
+    int64_t ra, rb;
+    TREE_RANK(a, tix_left, tix_right, tix_up, tix_size, ra);
+    TREE_RANK(b, tix_left, tix_right, tix_up, tix_size, rb);
+    return ra > rb;
 }
 
 /* ---- the query ---- */

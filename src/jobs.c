@@ -102,13 +102,42 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * than by time, so they do not stop the walk; orphans do, so that a
      * job linked late stays in time order with respect to them, which the
      * early stop of the candidate scan needs (S-PRE-6, S-PRE-13).  Usually
-     * the first job looked at stops the walk, so a link costs O(1). */
-    for (next = NULL, prev = t->jtail; prev; next = prev, prev = prev->lprev) {
-        if (prev->parent == NULL &&
-            m->queued_time - prev->message->queued_time >= 0)
-            break;
-        if (current == prev)
+     * the first job looked at stops the walk, so a link costs O(1).  A
+     * job relinked by a later batch of an old message would walk back
+     * over every younger job: on a long list the index finds the same
+     * place, and tells whether the walk would have passed the current
+     * job (candidates.c). */
+    prev = t->jtail;
+    if (t->cix_on && prev &&
+        !(prev->parent == NULL &&
+          m->queued_time - prev->message->queued_time >= 0)) {
+        prev = qsi_cix_time_marker(t, m->queued_time);
+        next = prev ? prev->lnext : t->jhead;
+        if (current && (!prev || qsi_cix_after(current, prev)))
             current = NULL;
+#ifdef QSCHED_CROSSCHECK
+        {
+            /* fuzz builds: the index finds what the walk finds */
+            qs_job *w, *c = t->job_current;
+            for (w = t->jtail; w; w = w->lprev) {
+                if (w->parent == NULL &&
+                    m->queued_time - w->message->queued_time >= 0)
+                    break;
+                if (c == w)
+                    c = NULL;
+            }
+            if (w != prev || c != current)
+                abort();
+        }
+#endif
+    } else {
+        for (next = NULL; prev; next = prev, prev = prev->lprev) {
+            if (prev->parent == NULL &&
+                m->queued_time - prev->message->queued_time >= 0)
+                break;
+            if (current == prev)
+                current = NULL;
+        }
     }
     job->lprev = prev;
     job->lnext = next;
@@ -127,11 +156,32 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     /* The by-time list has no children to step over: it is in time order
      * throughout (S-INV-2 checks it). */
     unread = t->job_next_unread;
-    for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
-        if (m->queued_time - prev->message->queued_time >= 0)
-            break;
-        if (unread == prev)
+    prev = t->ttail;
+    if (t->cix_on && prev && m->queued_time - prev->message->queued_time < 0) {
+        prev = qsi_tix_time_marker(t, m->queued_time);
+        next = prev ? prev->tnext : t->thead;
+        if (unread && (!prev || qsi_tix_after(unread, prev)))
             unread = NULL;
+#ifdef QSCHED_CROSSCHECK
+        {
+            qs_job *w, *u = t->job_next_unread;
+            for (w = t->ttail; w; w = w->tprev) {
+                if (m->queued_time - w->message->queued_time >= 0)
+                    break;
+                if (u == w)
+                    u = NULL;
+            }
+            if (w != prev || u != unread)
+                abort();
+        }
+#endif
+    } else {
+        for (next = NULL; prev; next = prev, prev = prev->tprev) {
+            if (m->queued_time - prev->message->queued_time >= 0)
+                break;
+            if (unread == prev)
+                unread = NULL;
+        }
     }
     job->tprev = prev;
     job->tnext = next;
@@ -143,6 +193,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         next->tprev = job;
     else
         t->ttail = job;
+    qsi_tix_insert(t, job);
 
     /* On the lists, on no stack (a revived job's stack was left when it
      * retired). */
@@ -186,6 +237,7 @@ static void job_unlink(qs_job *job)
     qsi_job_parent_gone(job, NULL);
     if (t->job_current == job)
         t->job_current = job->lnext;
+    qsi_tix_remove(t, job);
     qsi_cix_remove(t, job);
     if (job->lprev)
         job->lprev->lnext = job->lnext;

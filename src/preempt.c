@@ -126,6 +126,7 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
         if (parent)
             child_append(parent, child);
         child->parent = parent;
+        qsi_cix_update(child); /* a parent or none: a time marker or not */
     }
 }
 
@@ -172,6 +173,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
         r.c = parent->slots_available;
         child_unlink(parent, job);
         job->parent = NULL;
+        qsi_cix_update(job);
     }
     qsi_job_parent_gone(job, parent);
     job->stack_level = 0;
@@ -431,6 +433,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     current->lprev = job;
     qsi_cix_insert(t, job);
     job->parent = current;
+    qsi_cix_update(job);
     job->preempted_serial = current->serial;
     child_append(current, job);
     job->stack_level = current->stack_level + 1;

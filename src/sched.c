@@ -257,8 +257,6 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     }
     /* blocker tags start odd; jobs and queues start at 0: unmarked */
     t->blocker_tag = 1;
-    /* S-PRE-3: only a transport that preempts asks for candidates */
-    t->cix_allowed = t->slot_cost >= 2;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
      * The first job linked on this transport takes them all. */
     t->rcpt_unused = t->rcpt_limit;

@@ -158,7 +158,13 @@ struct qs_job {
     qs_job *cix_left, *cix_right, *cix_up;
     uint64_t cix_prio;
     int64_t cix_min_needed, cix_min_queued, cix_min_total;
+    int64_t cix_size;         /* jobs in the subtree (list positions) */
+    int64_t cix_min_free;     /* earliest enqueue time of a job without a
+                                 stack parent (job_link's time markers) */
     int cix_in;               /* in the tree (= on the job list) */
+    /* the same for the by-time list (candidates.c), kept with the above */
+    qs_job *tix_left, *tix_right, *tix_up;
+    int64_t tix_size;
 };
 
 /*
@@ -193,9 +199,9 @@ struct qs_transport {
                                  has unread recipients: it holds the pool
                                  (S-MEM-5); a cache, advanced lazily */
     int64_t njobs;            /* jobs on the scheduler's list */
-    int cix_allowed;          /* slot cost >= 2: candidates are asked for */
-    int cix_on;               /* the candidate index is kept (long lists) */
-    qs_job *cix_root;         /* its tree (candidates.c) */
+    int cix_on;               /* the list indexes are kept (long lists) */
+    qs_job *cix_root;         /* the job list's tree (candidates.c) */
+    qs_job *tix_root;         /* the by-time list's tree */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
                                  most extra_rcpt_limit: S-MEM-6) */
@@ -378,6 +384,12 @@ void qsi_cix_insert(qs_transport *t, qs_job *job);
 void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
 void qsi_cix_resize(qs_transport *t);
+qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time);
+int qsi_cix_after(const qs_job *a, const qs_job *b);
+void qsi_tix_insert(qs_transport *t, qs_job *job);
+void qsi_tix_remove(qs_transport *t, qs_job *job);
+qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time);
+int qsi_tix_after(const qs_job *a, const qs_job *b);
 qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
                           int64_t *delay, int64_t *total);
 

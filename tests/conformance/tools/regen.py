@@ -27,9 +27,12 @@ MIXES = ["fifo", "preempt", "concurrency", "dead", "memory", "blockers",
 PROFILES = ["document", "postfix"]
 SMALL, MEDIUM = 16, 4  # vectors per (mix, profile)
 # Long job lists (issue 16): the benchmark shapes with a backlog of 150
-# messages, past the length where qsched keeps its candidate index
-# (src/candidates.c), so that the suite covers that code too.
-LONG = [("heavy", 70001), ("queue", 80001)]
+# messages, past the length where qsched keeps its job list indexes
+# (src/candidates.c), so that the suite covers that code too: candidates
+# (heavy), long lists (queue), and old bulk jobs relinked behind younger
+# ones after a refill (bulk, which needs a longer stream).
+LONG = [("heavy", 70001, "800"), ("queue", 80001, "800"),
+        ("bulk", 90001, "4000")]
 LONG_ARGS = ["--backlog", "150"]
 
 
@@ -43,10 +46,10 @@ def plan():
                 size = "small" if n <= SMALL else "medium"
                 name = "gen-%s-%s-%02d" % (mix, prof, n)
                 out.append((name, mix, prof, seed, size))
-    for mix, base in LONG:
+    for mix, base, size in LONG:
         for pi, prof in enumerate(PROFILES):
             out.append(("gen-%s-%s-01" % (mix, prof), mix, prof,
-                        base + 1000 * pi, "800", LONG_ARGS))
+                        base + 1000 * pi, size, LONG_ARGS))
     return out
 
 

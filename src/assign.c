@@ -293,6 +293,7 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
         if (limit > 0 && take > limit - entry->nrcpt)
             take = limit - entry->nrcpt;
         entry->nrcpt += take;
+        QSI_CK_ENTRY(s, entry);
         entry->peer->job->rcpt_count += take;
         m->rcpt_count += take;
         t->in_core += take;
@@ -392,6 +393,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
      * of this read restarts the refill delay (S-MEM-7). */
     m->rcpt_unread -= n;
     m->refill_time = s->now;
+    QSI_CK_MSG(s, m);
     s->stats.reads++;
     if (sorted && nruns > 1) {
         batch_keys(s, m, s->batch, nruns);

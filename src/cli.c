@@ -34,8 +34,12 @@ static void usage(FILE *f)
           "                       pools, reads, message activation)\n"
           "  --format text|jsonl  trace format (default text)\n"
           "  --stats              print counters at the end\n"
-          "  --check-invariants   check the whole state after every event "
-          "(exit 3 if broken)\n"
+          "  --check-invariants   check what every event changed, and the "
+          "whole state at\n"
+          "                       the end (exit 3 if broken); =N: the whole "
+          "state every N\n"
+          "                       events too; =full: the whole state after "
+          "every event\n"
           "  --profile P          document (default) or postfix, as if the "
           "stream began\n"
           "                       with `profile P`\n"
@@ -85,6 +89,21 @@ int qs_cli_main(int argc, char **argv)
             stats = 1;
         } else if (strcmp(a, "--check-invariants") == 0) {
             check = 1;
+        } else if (strncmp(a, "--check-invariants=", 19) == 0) {
+            /* =full: the whole state after every event; =N: incremental,
+             * and the whole state every N events (events.h) */
+            char *end;
+            long n = strtol(a + 19, &end, 10);
+            if (strcmp(a + 19, "full") == 0)
+                check = -1;
+            else if (a[19] >= '1' && a[19] <= '9' && !*end && n > 0 &&
+                     n <= 1000000000L)
+                check = (int)n;
+            else {
+                fprintf(stderr, "qsched: bad %s (want full or a number of "
+                        "events)\n", a);
+                return 2;
+            }
         } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
             const char *f = argv[++i];
             if (strcmp(f, "jsonl") == 0)

@@ -87,6 +87,9 @@
 void qsi_queue_update_ready(qs_queue *q)
 {
     int ready = !q->dead && q->window > q->busy && q->todo > 0;
+    /* every change of a queue's lists or window ends here: note it for
+     * the incremental checker (check.c) */
+    QSI_CK_QUEUE(q->transport->sched, q);
     if (ready != q->ready) {
         q->ready = ready;
         q->transport->ready_queues += ready ? 1 : -1;
@@ -121,6 +124,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     else
         t->qhead = q;
     t->qtail = q;
+    QSI_CK_QUEUE(s, q);
     return q;
 }
 
@@ -141,6 +145,7 @@ void qsi_queue_free_if_idle(qs_queue *q)
         return;
     if (q->ready)
         t->ready_queues--;
+    qsi_ck_queue_gone(t->sched, q);
     qs_map_del(&t->queues, q->name, 0);
     if (q->prev)
         q->prev->next = q->next;

@@ -26,6 +26,7 @@ struct qs_stream {
     size_t bufcap;
     char **words;    /* the words of the current line */
     size_t wcap;
+    long checks;     /* invariant checks made (--check-invariants) */
 };
 
 qs_stream *qs_stream_new(const char *fname, qs_trace_sink sink, void *ctx)
@@ -438,6 +439,26 @@ static long read_line(line_reader *r, const char **line)
     }
 }
 
+/* --check-invariants after a line (check as in events.h): what the line
+ * changed (qs_check_changes), and the whole state every `check` events
+ * or, with check < 0, after every line (qs_check_invariants). */
+static int stream_check(qs_stream *st, int check, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (check > 0)
+        rc = qs_check_changes(st->sched, err, errlen);
+    st->checks++;
+    if (rc == 0 && (check < 0 || (check > 1 && st->checks % check == 0)))
+        rc = qs_check_invariants(st->sched, err, errlen);
+#ifdef QSCHED_CROSSCHECK
+    /* fuzz builds: the incremental checker agrees with the full one */
+    if (check > 0 && (rc == 0) != (qs_check_invariants(st->sched, err,
+                                                       errlen) == 0))
+        abort();
+#endif
+    return rc;
+}
+
 int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
                        void *ctx, const char *profile, int check,
                        qs_stream **keep, FILE *errf)
@@ -468,8 +489,8 @@ int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
             fprintf(errf, "%s\n", err);
             break;
         }
-        if (check && st->sched &&
-            qs_check_invariants(st->sched, err, sizeof err) < 0) {
+        if (check && st->sched && stream_check(st, check, err,
+                                                sizeof err) < 0) {
             fprintf(errf, "%s:%ld: invariant broken: %s\n", st->fname,
                     st->lineno, err);
             rc = 3;
@@ -488,6 +509,13 @@ int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
     }
     if (rc == 0 && (rc = qs_stream_finish(st, err, sizeof err)) != 0)
         fprintf(errf, "%s\n", err);
+    /* the end of an incrementally checked stream: the whole state once */
+    if (rc == 0 && check > 0 && st->sched &&
+        qs_check_invariants(st->sched, err, sizeof err) < 0) {
+        fprintf(errf, "%s:%ld: invariant broken: %s\n", st->fname,
+                st->lineno, err);
+        rc = 3;
+    }
     if (keep && rc == 0)
         *keep = st;
     else

@@ -194,6 +194,14 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->ttail = job;
     qsi_tix_insert(t, job);
+    /* the incremental checker: the job, its new neighbours on both lists,
+     * and the message (the pool's slots below) */
+    QSI_CK_JOB(s, job);
+    QSI_CK_JOB(s, job->lprev);
+    QSI_CK_JOB(s, job->lnext);
+    QSI_CK_JOB(s, prev);
+    QSI_CK_JOB(s, next);
+    QSI_CK_MSG(s, m);
 
     /* On the lists, on no stack (a revived job's stack was left when it
      * retired). */
@@ -239,6 +247,12 @@ static void job_unlink(qs_job *job)
         t->job_current = job->lnext;
     qsi_tix_remove(t, job);
     qsi_cix_remove(t, job);
+    /* the incremental checker: the job and its neighbours on both lists */
+    QSI_CK_JOB(t->sched, job);
+    QSI_CK_JOB(t->sched, job->lprev);
+    QSI_CK_JOB(t->sched, job->lnext);
+    QSI_CK_JOB(t->sched, job->tprev);
+    QSI_CK_JOB(t->sched, job->tnext);
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -320,6 +334,8 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
         job->blocker_tag = 0;
         t->job_current = t->jhead;
     }
+    QSI_CK_JOB(s, job);
+    QSI_CK_MSG(s, m);
     return job;
 }
 
@@ -335,6 +351,7 @@ void qsi_job_free(qs_sched *s, qs_job *job)
     if (job->stack_level >= 0)
         job_unlink(job);
     qs_map_destroy(&job->peers);
+    qsi_ck_job_gone(s, job);
     qsi_pool_put(&s->job_pool, job);
 }
 
@@ -366,6 +383,7 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
             qsi_map_put(&job->peers, NULL, o->queue->serial, o);
     }
     p = qsi_pool_get(&s->peer_pool);
+    QSI_CK_MSG(s, job->message); /* one peer more: the checker counts */
     p->job = job;
     p->queue = q;
     p->prev = job->peer_tail;
@@ -391,6 +409,7 @@ void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p)
         return;
     if (job->peers.cap)
         qs_map_del(&job->peers, NULL, p->queue->serial);
+    QSI_CK_MSG(s, job->message);
     if (p->prev)
         p->prev->next = p->next;
     else
@@ -468,6 +487,7 @@ qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
     qsi_qlist_append(&q->todo_head, &q->todo_tail, e);
     q->todo++;
     p->job->read_entries++;
+    QSI_CK_ENTRY(s, e);
     qsi_queue_update_ready(q);
     return e;
 }

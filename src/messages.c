@@ -200,6 +200,8 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 {
     qs_job *job = e->peer->job;
     qs_message *m = job->message;
+    QSI_CK_MSG(s, m);
+    QSI_CK_QUEUE(s, e->queue);
     job->rcpt_count -= e->nrcpt;
     m->rcpt_count -= e->nrcpt;
     job->transport->in_core -= e->nrcpt;
@@ -230,6 +232,7 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qsi_peer_unlink_entry(p, e);
     qsi_qlist_unlink(&q->todo_head, &q->todo_tail, e);
     q->todo--;
+    qsi_ck_entry_gone(s, e);
     p->refcount--;
     /* Dealt with: it counts as selected (as in Postfix), so the job's
      * entry total - the score denominator - still includes it.
@@ -308,6 +311,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
      * out of core and tallied by outcome. */
     qsi_qlist_unlink(&q->busy_head, &q->busy_tail, e);
     q->busy--;
+    qsi_ck_entry_gone(s, e);
     t->in_flight--;
     rcpt_leave_core(s, e);
     if (outcome == QS_DONE_OK) {

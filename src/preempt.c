@@ -80,6 +80,8 @@
  * no decision iterates it. */
 static void child_unlink(qs_job *parent, qs_job *child)
 {
+    QSI_CK_JOB(parent->transport->sched, parent);
+    QSI_CK_JOB(parent->transport->sched, child);
     if (child->sprev)
         child->sprev->snext = child->snext;
     else
@@ -93,6 +95,8 @@ static void child_unlink(qs_job *parent, qs_job *child)
 
 static void child_append(qs_job *parent, qs_job *child)
 {
+    QSI_CK_JOB(parent->transport->sched, parent);
+    QSI_CK_JOB(parent->transport->sched, child);
     child->sprev = parent->child_tail;
     child->snext = NULL;
     if (parent->child_tail)
@@ -127,6 +131,7 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
             child_append(parent, child);
         child->parent = parent;
         qsi_cix_update(child); /* a parent or none: a time marker or not */
+        QSI_CK_JOB(job->transport->sched, child);
     }
 }
 
@@ -174,9 +179,11 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
         child_unlink(parent, job);
         job->parent = NULL;
         qsi_cix_update(job);
+        QSI_CK_JOB(s, job);
     }
     qsi_job_parent_gone(job, parent);
     job->stack_level = 0;
+    QSI_CK_JOB(s, job);
     qsi_emit(s, &r);
 }
 
@@ -416,6 +423,13 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
     qsi_cix_remove(t, job);
+    /* the incremental checker: the job, its old and new neighbours */
+    QSI_CK_JOB(s, job);
+    QSI_CK_JOB(s, job->lprev);
+    QSI_CK_JOB(s, job->lnext);
+    QSI_CK_JOB(s, current);
+    QSI_CK_JOB(s, current->lprev);
+    QSI_CK_MSG(s, job->message);
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else

@@ -208,6 +208,8 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
         return t;
     t = qsi_calloc(1, sizeof *t);
     t->name = qsi_strdup(name);
+    t->sched = s;
+    QSI_CK_XPORT(s, t);
     t->serial = ++s->serial;
     /* The parameters the preemptive scheduler reads (k, loan, discount,
      * minimum slots), then the concurrency scheduler's, the process
@@ -405,6 +407,11 @@ void qs_sched_free(qs_sched *s)
     qs_map_destroy(&s->messages);
     qs_map_destroy(&s->inflight);
     qs_params_free(s->params);
+    free(s->ck_msgs.v);
+    free(s->ck_jobs.v);
+    free(s->ck_queues.v);
+    free(s->ck_xports.v);
+    free(s->ck_entries.v);
     pool_destroy(&s->entry_pool);
     pool_destroy(&s->peer_pool);
     pool_destroy(&s->job_pool);

@@ -42,6 +42,15 @@ struct qs_entry {
     int64_t nrcpt;            /* recipients in the batch: 1 .. the
                                  transport's destination recipient limit */
     int64_t handle;           /* delivery handle while busy, else 0 */
+    /* the incremental checker (check.c): last check's epoch and place in
+     * its list of touched entries; the queue and list (1 pending, 2 in
+     * flight) it was counted in */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    qs_queue *ck_queue;
+    qs_peer *ck_peer;         /* ... the peer and recipients counted */
+    int64_t ck_nrcpt;
+    int ck_state;
 };
 
 /*
@@ -60,6 +69,8 @@ struct qs_peer {
                                  be freed only at 0, since a `done` still
                                  needs it to find its job */
     qs_peer *prev, *next;     /* the job's peer list (round robin) */
+    int64_t ck_todo, ck_refs; /* the incremental checker's counts of its
+                                 pending, and pending + busy, entries */
 };
 
 /*
@@ -99,6 +110,13 @@ struct qs_queue {
                                  transport could select here now; counted
                                  in transport->ready_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
+    /* the incremental checker (check.c): last check's epoch and place in
+     * its list of touched queues; what it counted for this queue */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_busy;
+    int64_t ck_todo_n, ck_busy_n; /* entries counted in its two lists */
+    int ck_ready, ck_in;
     char name_buf[];          /* the name (one allocation per queue) */
 };
 
@@ -165,6 +183,13 @@ struct qs_job {
     /* the same for the by-time list (candidates.c), kept with the above */
     qs_job *tix_left, *tix_right, *tix_up;
     int64_t tix_size;
+    /* the incremental checker (check.c): as for queues; what it counted
+     * for this job in its transport's sums */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_limit, ck_count;
+    int64_t ck_rc;            /* recipients of its entries, counted */
+    int ck_listed, ck_in;
 };
 
 /*
@@ -214,6 +239,12 @@ struct qs_transport {
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
     qs_transport *next;       /* scheduler's transport list (round robin) */
+    qs_sched *sched;          /* its scheduler (for the checker's notes) */
+    /* the incremental checker (check.c): its sums over the transport's
+     * queues and jobs, kept by differences */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_busy, ck_ready, ck_limits, ck_core, ck_njobs;
     size_t batch_rank;        /* scratch of the postfix profile's batch
                                  sort (assign.c): the rank of the name
                                  among the transports of the batch ... */
@@ -257,6 +288,12 @@ struct qs_message {
     qs_message *next;         /* incoming FIFO, or the active list */
     qs_message *aprev;        /* active list */
     qs_message *check_next;   /* the scheduler's check list */
+    /* the incremental checker (check.c): as for queues; the in-core
+     * recipients it counted for the message */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_rcpt;
+    int ck_active, ck_in;
     /* the groups and every string above follow in the same allocation */
 };
 
@@ -310,6 +347,16 @@ struct qs_sched {
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
     qs_pool entry_pool, peer_pool, job_pool;
+    /* the incremental invariant checker (check.c, qs_check_changes): on
+     * after its first call; the objects events touched since its last
+     * call; its sums over all objects */
+    int ck_on;
+    uint64_t ck_epoch;
+    struct qs_touched {
+        void **v;
+        size_t n, cap;
+    } ck_msgs, ck_jobs, ck_queues, ck_xports, ck_entries;
+    int64_t ck_in_core, ck_busy, ck_active;
 };
 
 /* A job has pending entries (selectable if a peer's destination allows). */
@@ -378,6 +425,50 @@ void qsi_entry_free(qs_sched *s, qs_entry *e);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+
+/* check.c: the incremental checker's notes.  An event that changes an
+ * object (its counters, its lists, its links) notes it, once per check;
+ * nothing happens until the checker is on (qs_check_changes). */
+void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
+                 uint64_t *epoch, size_t *index);
+void qsi_ck_message_gone(qs_sched *s, qs_message *m);
+void qsi_ck_job_gone(qs_sched *s, qs_job *j);
+void qsi_ck_queue_gone(qs_sched *s, qs_queue *q);
+void qsi_ck_entry_gone(qs_sched *s, qs_entry *e);
+#define QSI_CK_ENTRY(s, e)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on && (e)->ck_epoch != (s)->ck_epoch)                    \
+            qsi_ck_note((s), &(s)->ck_entries, (e), &(e)->ck_epoch,          \
+                        &(e)->ck_index);                                     \
+    } while (0)
+#define QSI_CK_MSG(s, m)                                                     \
+    do {                                                                     \
+        if ((s)->ck_on && (m)->ck_epoch != (s)->ck_epoch)                    \
+            qsi_ck_note((s), &(s)->ck_msgs, (m), &(m)->ck_epoch,             \
+                        &(m)->ck_index);                                     \
+    } while (0)
+#define QSI_CK_XPORT(s, t)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on && (t)->ck_epoch != (s)->ck_epoch)                    \
+            qsi_ck_note((s), &(s)->ck_xports, (t), &(t)->ck_epoch,           \
+                        &(t)->ck_index);                                     \
+    } while (0)
+#define QSI_CK_JOB(s, j)                                                     \
+    do {                                                                     \
+        if ((s)->ck_on && (j) && (j)->ck_epoch != (s)->ck_epoch) {           \
+            qsi_ck_note((s), &(s)->ck_jobs, (j), &(j)->ck_epoch,             \
+                        &(j)->ck_index);                                     \
+            QSI_CK_XPORT((s), (j)->transport);                               \
+        }                                                                    \
+    } while (0)
+#define QSI_CK_QUEUE(s, q)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on && (q)->ck_epoch != (s)->ck_epoch) {                  \
+            qsi_ck_note((s), &(s)->ck_queues, (q), &(q)->ck_epoch,           \
+                        &(q)->ck_index);                                     \
+            QSI_CK_XPORT((s), (q)->transport);                               \
+        }                                                                    \
+    } while (0)
 
 /* candidates.c: the candidate index, kept in step with the job list */
 void qsi_cix_insert(qs_transport *t, qs_job *job);

@@ -72,6 +72,7 @@ void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
     t->blocker_tag += 2;
     t->job_current = t->jhead;
+    QSI_CK_XPORT(s, t);
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
@@ -184,8 +185,11 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     q->busy++;
     job->selected_entries++;
     qsi_cix_update(job);
+    QSI_CK_MSG(s, job->message);
+    QSI_CK_QUEUE(s, q);
     qsi_queue_update_ready(q);
     e->handle = s->next_handle++;
+    QSI_CK_ENTRY(s, e);
     qsi_map_put(&s->inflight, NULL, (uint64_t)e->handle, e);
     t->in_flight++;
     t->deliveries++;
@@ -253,6 +257,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             job->slots_available++;
             job->slots_used++;
             t->job_current = job;
+            QSI_CK_XPORT(s, t);
             /* Done with this job for now: it leaves the job lists
              * (S-PRE-2).  A job whose message still has unread
              * recipients stays, since the next batch may bring it
@@ -282,6 +287,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
         }
     }
     t->job_current = NULL;
+    QSI_CK_XPORT(s, t);
     return 0;
 }
 

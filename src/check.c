@@ -448,6 +448,42 @@ void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
     set->v[set->n++] = obj;
 }
 
+void qsi_ck_msg(qs_sched *s, qs_message *m)
+{
+    if (m->ck_epoch != s->ck_epoch)
+        qsi_ck_note(s, &s->ck_msgs, m, &m->ck_epoch, &m->ck_index);
+}
+
+void qsi_ck_xport(qs_sched *s, qs_transport *t)
+{
+    if (t->ck_epoch != s->ck_epoch)
+        qsi_ck_note(s, &s->ck_xports, t, &t->ck_epoch, &t->ck_index);
+}
+
+/* a job (NULL: none, for a missing neighbour) and its transport */
+void qsi_ck_job(qs_sched *s, qs_job *j)
+{
+    if (j && j->ck_epoch != s->ck_epoch) {
+        qsi_ck_note(s, &s->ck_jobs, j, &j->ck_epoch, &j->ck_index);
+        qsi_ck_xport(s, j->transport);
+    }
+}
+
+/* a queue and its transport */
+void qsi_ck_queue(qs_sched *s, qs_queue *q)
+{
+    if (q->ck_epoch != s->ck_epoch) {
+        qsi_ck_note(s, &s->ck_queues, q, &q->ck_epoch, &q->ck_index);
+        qsi_ck_xport(s, q->transport);
+    }
+}
+
+void qsi_ck_entry(qs_sched *s, qs_entry *e)
+{
+    if (e->ck_epoch != s->ck_epoch)
+        qsi_ck_note(s, &s->ck_entries, e, &e->ck_epoch, &e->ck_index);
+}
+
 /* Swap-remove from the touched set (the object is freed before the next
  * check); the moved object learns its new place. */
 #define CK_FORGET(set, obj, type)                                            \

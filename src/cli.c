@@ -164,15 +164,24 @@ static void run_flush(run_ctx *c)
 static void run_sink(void *vp, const qs_trace *r)
 {
     run_ctx *c = vp;
+    /* most records of the explain level are dropped without --explain:
+     * drop them here, before any work */
+    if (!c->pr.explain && r->kind != QS_T_FBWARN && !qs_trace_is_default(r))
+        return;
     if (r->kind == QS_T_FBWARN) {
         run_flush(c);
         fflush(c->pr.out);
     }
     /* text lines into the gathering buffer, one fwrite per 64 KB (issue
-     * 16: no stdio call per line); warnings and JSON Lines through stdio */
-    qs_trace_print_buffered(&c->bp, r);
-    if (!c->out_errno && ferror(c->pr.out))
-        c->out_errno = errno ? errno : EIO;
+     * 16: no stdio call per line); warnings and JSON Lines through stdio.
+     * stdout is written, and ferror can change, only when the buffer did
+     * not grow (a flush, or a line through stdio). */
+    {
+        size_t before = c->bp.len;
+        qs_trace_print_buffered(&c->bp, r);
+        if (c->bp.len <= before && !c->out_errno && ferror(c->pr.out))
+            c->out_errno = errno ? errno : EIO;
+    }
 }
 
 /* "qsched: cannot write to standard output: <reason>" into err. */

@@ -97,27 +97,31 @@ if ! skip rate; then
         f="$out/rate-$mix.events"
         gen_stream "$f" --seed "$SEED" --mix "$mix" --profile postfix --size 1000000
         python3 - "$Q" "$mix" "$f" "$RUNS" "$RATE_MIN" >>"$out/rate.dat" <<'PY' || status=1
-import resource, subprocess, sys
+import os, resource, shutil, subprocess, sys
 q, name, path, runs, rate_min = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 events = sum(1 for l in open(path) if l.strip() and not l.lstrip().startswith('#') and '=' not in l)
 best = None
-rss = 0
 for _ in range(runs):
-    # one child per measurement, so that ru_maxrss is this run's
-    code = ("import resource,subprocess,sys\n"
-            "rc=subprocess.run([sys.argv[1],sys.argv[2]],stdout=subprocess.DEVNULL).returncode\n"
-            "u=resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-            "print(rc,u.ru_utime+u.ru_stime,u.ru_maxrss)\n")
-    rc, cpu, maxrss = subprocess.run([sys.executable, "-c", code, q, path],
-                                     capture_output=True, text=True).stdout.split()
-    if rc != "0":
-        sys.stderr.write("bench %s: qsched exit %s\n" % (name, rc)); sys.exit(1)
-    cpu = float(cpu)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rc = subprocess.run([q, path], stdout=subprocess.DEVNULL).returncode
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if rc != 0:
+        sys.stderr.write("bench %s: qsched exit %d\n" % (name, rc)); sys.exit(1)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     best = cpu if best is None else min(best, cpu)
-    rss = max(rss, int(maxrss))
+# peak RSS from GNU time (ru_maxrss of a python child would count the
+# python image it was forked from)
+rss = 0
+gtime = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+if gtime:
+    p = subprocess.run([gtime, "-f", "RSS %M", q, path], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    for l in p.stderr.splitlines():
+        if l.startswith("RSS "):
+            rss = int(l.split()[1])
 rate = int(events / best) if best > 0 else 0
 mark = "" if rate >= rate_min else "  < %d" % rate_min
-sys.stderr.write("   %-12s %9d %9.3f %12d %9d%s\n" % (name, events, best, rate, rss, mark))
+sys.stderr.write("   %-12s %9d %9.3f %12d %9s%s\n" % (name, events, best, rate, rss or "-", mark))
 print(name, events, "%.3f" % best, rate, rss)
 sys.exit(0 if rate >= rate_min else 1)
 PY

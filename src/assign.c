@@ -39,23 +39,31 @@
 #include "sched_int.h"
 
 /* One run of a batch: `count` consecutive recipients (in written order)
- * of one group that share their sort key, so that they can be sorted and
+ * of one group that share their sort keys, so that they can be sorted and
  * assigned as one item.  A run is the whole slice of a group that the
- * batch reads, except for a transport whose destination is the recipient
- * (destination recipient limit 1, S-EV-4) in the postfix profile: there
- * every recipient has its own key and is a run of its own. */
+ * batch reads, except in the postfix profile where its recipients must be
+ * told apart: when the destination is the recipient (destination
+ * recipient limit 1, S-EV-4), or when another run of the batch has the
+ * same domain (the resolve order interleaves them by address): there
+ * every recipient is a run of its own. */
 struct qs_batch_rcpt {
     size_t group;
     int64_t index;    /* 1-based within the group, of the run's first */
     int64_t ordinal;  /* 1-based within the message, of the run's first */
     int64_t count;
-    qs_transport *transport;
-    /* S-PFX-11 sort key, computed once per run (postfix profile only):
-     * the transport name's rank among the batch's transports, then the
-     * destination key's first 8 bytes, big-endian, NUL-padded. */
+    qs_transport *transport; /* NULL until the postfix profile resolves */
+    int limit1;       /* its transport's destination recipient limit is 1 */
+    int deferred;     /* postfix profile: its destination was dead */
+    /* S-PFX-11 sort keys, computed once per run (postfix profile only):
+     * for the resolve order, the domain's first 8 bytes in lower case;
+     * for the batch order, the transport name's rank among the batch's
+     * transports; and the first 8 bytes of the address (resolve order) or
+     * of the destination key (batch order), big-endian, NUL-padded. */
+    uint64_t dprefix;
+    int dkey_short;   /* the domain is shorter than 8 bytes */
     size_t rank;
     uint64_t prefix;
-    int key_short;    /* the destination key is shorter than 8 bytes */
+    int key_short;    /* the key is shorter than 8 bytes */
 };
 
 /* Decimal digits of v > 0 at p; returns the end. */
@@ -132,25 +140,18 @@ static size_t rcpt_address(const qs_mgroup *g, int64_t index,
  * comparator building both addresses would): a rank for the transport
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
+static uint64_t key_prefix(const char *key, int lower, int *ended);
+
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
     const qs_mgroup *g = &m->groups[b->group];
     char buf[ADDRESS_MAX];
     const char *key = g->nexthop;
-    uint64_t prefix = 0;
-    int i, ended = 0;
     if (b->transport->dest_rcpt_limit == 1) {
         rcpt_address(g, b->index, b->ordinal, buf);
         key = buf;
     }
-    for (i = 0; i < 8; i++) {
-        unsigned char c = ended ? 0 : (unsigned char)key[i];
-        if (c == 0)
-            ended = 1;
-        prefix = prefix << 8 | c;
-    }
-    b->prefix = prefix;
-    b->key_short = ended;
+    b->prefix = key_prefix(key, 0, &b->key_short);
 }
 
 static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
@@ -173,21 +174,92 @@ static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
     return strcmp(da, db);
 }
 
+/* ASCII case-insensitive comparison, as Postfix compares domains when
+ * SMTPUTF8 is off (strcasecmp_utf8). */
+static int domain_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
+        int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
+        if (ca != cb || !ca)
+            return (unsigned char)ca - (unsigned char)cb;
+    }
+}
+
+/* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
+ * not; *ended: key is shorter than 8 bytes (the prefix holds all of it). */
+static uint64_t key_prefix(const char *key, int lower, int *ended)
+{
+    uint64_t prefix = 0;
+    int i, end = 0;
+    for (i = 0; i < 8; i++) {
+        unsigned char c = end ? 0 : (unsigned char)key[i];
+        if (c == 0)
+            end = 1;
+        if (lower && c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        prefix = prefix << 8 | c;
+    }
+    *ended = end;
+    return prefix;
+}
+
+/* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
+ * it by recipient domain (case-insensitively), then by address; the
+ * resolver then meets the transports and destinations in that order (and
+ * defers recipients of dead destinations in that order).  Keys computed
+ * once per run (resolve_keys), whole strings only when the prefixes
+ * agree.  A run that is not one recipient is alone with its domain in the
+ * batch (see struct qs_batch_rcpt), so its address is never compared. */
+static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                       const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga = &m->groups[a->group];
+    const qs_mgroup *gb = &m->groups[b->group];
+    char da[ADDRESS_MAX], db[ADDRESS_MAX];
+    int c;
+    if (a->dprefix != b->dprefix)
+        return a->dprefix < b->dprefix ? -1 : 1;
+    if (!a->dkey_short && (c = domain_cmp(ga->nexthop, gb->nexthop)) != 0)
+        return c;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0;
+    rcpt_address(ga, a->index, a->ordinal, da);
+    rcpt_address(gb, b->index, b->ordinal, db);
+    return strcmp(da, db);
+}
+
+static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *g = &m->groups[b->group];
+    char buf[ADDRESS_MAX];
+    b->dprefix = key_prefix(g->nexthop, 1, &b->dkey_short);
+    rcpt_address(g, b->index, b->ordinal, buf);
+    b->prefix = key_prefix(buf, 0, &b->key_short);
+}
+
+typedef int (*run_cmp_fn)(const qs_message *, const struct qs_batch_rcpt *,
+                          const struct qs_batch_rcpt *);
+
 /* Stable merge sort with context (qsort has neither): stability keeps
- * equal runs in written order, which makes the result independent of the
- * C library's qsort. */
-static void batch_sort(const qs_message *m, struct qs_batch_rcpt *v,
-                       struct qs_batch_rcpt *tmp, size_t n)
+ * equal runs in the order they had (written order, or the resolve order
+ * for the batch order), which makes the result independent of the C
+ * library's qsort. */
+static void batch_sort(const qs_message *m, run_cmp_fn cmp,
+                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
+                       size_t n)
 {
     size_t mid = n / 2, i = 0, j = mid, k = 0;
     if (n < 2)
         return;
-    batch_sort(m, v, tmp, mid);
-    batch_sort(m, v + mid, tmp, n - mid);
-    if (run_cmp(m, &v[mid - 1], &v[mid]) <= 0)
+    batch_sort(m, cmp, v, tmp, mid);
+    batch_sort(m, cmp, v + mid, tmp, n - mid);
+    if (cmp(m, &v[mid - 1], &v[mid]) <= 0)
         return; /* already in order (a written order often is) */
     while (i < mid && j < n)
-        tmp[k++] = run_cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+        tmp[k++] = cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
     while (i < mid)
         tmp[k++] = v[i++];
     while (j < n)
@@ -305,6 +377,102 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
     a->entry = entry;
 }
 
+/* Pass 3, postfix profile (S-PFX-11): resolve the batch in Postfix's
+ * resolving order - create transports (S-PFX-13: each new one enters the
+ * round robin where it resumes) and destinations, and defer the
+ * recipients of dead destinations (S-CON-9), in runs in that order -
+ * then sort it into the batch order.  The n runs of pass 2 (one per group
+ * slice) are first split where the recipients must be told apart: a run
+ * whose destination is the recipient, or whose domain another run shares
+ * (the resolve order interleaves those by address), becomes one run per
+ * recipient; a run alone with its domain stays whole (its recipients go
+ * to one transport and one destination whatever their order).  Returns
+ * the number of runs. */
+static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
+                                    assign_state *a)
+{
+    struct qs_batch_rcpt *v = s->batch, *tmp = s->batch + s->batch_cap;
+    size_t i, j, out;
+    int64_t k;
+    char dest[ADDRESS_MAX];
+    /* which runs share a domain: sort a copy by domain (few runs) */
+    for (i = 0; i < n; i++) {
+        resolve_keys(m, &v[i]);
+        tmp[i] = v[i];
+        tmp[i].rank = i; /* its place in v */
+    }
+    for (i = 1; i < n; i++) { /* insertion sort by domain: n is small */
+        struct qs_batch_rcpt x = tmp[i];
+        for (j = i; j > 0 && domain_cmp(m->groups[tmp[j - 1].group].nexthop,
+                                        m->groups[x.group].nexthop) > 0; j--)
+            tmp[j] = tmp[j - 1];
+        tmp[j] = x;
+    }
+    for (i = 0; i < n; i++) {
+        int shared = (i > 0 && domain_cmp(m->groups[tmp[i - 1].group].nexthop,
+                                          m->groups[tmp[i].group].nexthop)
+                                   == 0) ||
+                     (i + 1 < n &&
+                      domain_cmp(m->groups[tmp[i + 1].group].nexthop,
+                                 m->groups[tmp[i].group].nexthop) == 0);
+        v[tmp[i].rank].deferred = shared; /* "split", for the moment */
+    }
+    /* split, from the end so that v can grow in place: run i goes to
+     * [start(i), start(i) + pieces(i)) */
+    for (i = 0, out = 0; i < n; i++)
+        out += v[i].limit1 || v[i].deferred ? (size_t)v[i].count : 1;
+    for (i = n, j = out; i-- > 0;) {
+        struct qs_batch_rcpt x = v[i];
+        if (x.limit1 || x.deferred) {
+            for (k = x.count; k-- > 0;) {
+                struct qs_batch_rcpt *b = &v[--j];
+                *b = x;
+                b->index = x.index + k;
+                b->ordinal = x.ordinal + k;
+                b->count = 1;
+                b->deferred = 0;
+                resolve_keys(m, b);
+            }
+        } else {
+            v[--j] = x;
+        }
+    }
+    /* the resolve order, and the resolution in that order */
+    batch_sort(m, resolve_cmp, v, tmp, out);
+    for (i = 0; i < out; i++) {
+        struct qs_batch_rcpt *b = &v[i];
+        qs_mgroup *g = &m->groups[b->group];
+        qs_queue *q;
+        if (!g->t)
+            g->t = qsi_transport_obtain(s, g->transport);
+        b->transport = g->t;
+        if (b->limit1) {
+            rcpt_address(g, b->index, b->ordinal, dest);
+            q = qsi_queue_obtain(s, g->t, dest);
+        } else {
+            q = qsi_queue_obtain(s, g->t, g->nexthop);
+        }
+        b->deferred = q->dead;
+        if (!q->dead)
+            continue;
+        if (a->dead_q != q && a->dead_run > 0)
+            trace_dead_run(s, m, a);
+        a->dead_q = q;
+        a->dead_run += b->count;
+        m->deferred += b->count;
+        s->stats.recipients_deferred += b->count;
+    }
+    if (a->dead_run > 0)
+        trace_dead_run(s, m, a);
+    a->dead_q = NULL;
+    /* the batch order, stable from the resolve order */
+    if (out > 1) {
+        batch_keys(s, m, v, out);
+        batch_sort(m, run_cmp, v, tmp, out);
+    }
+    return out;
+}
+
 /* Read up to `limit` recipients in the order written (S-MEM-1), resolve
  * them, and assign them to jobs, peers and entries (S-PRE-1).
  *
@@ -331,27 +499,30 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     int64_t ordinal = m->rcpt_total - m->rcpt_unread + 1, k;
     size_t nruns = 0, i, group;
     int64_t offset;
-    int sorted = qsi_postfix(s);
+    int postfix = qsi_postfix(s);
     assign_state a = {NULL, NULL, 0};
     char dest[ADDRESS_MAX];
     qs_trace r;
 
-    if (n <= 0)
+    if (n <= 0 && !m->end_unseen)
         return;
-    /* Pass 1: the transports of the batch, in the order their recipients
-     * are written, and the number of runs.  A transport exists from the
-     * first read naming it (its postfix profile warning, S-PFX-7, appears
-     * then), before any sorting: the sort needs each transport's
-     * destination recipient limit to name destinations, and transport
-     * creation order is the round-robin order of qs_select. */
+    /* S-PFX-16: a read that fills its limit does not see whether any
+     * recipient is left; one that stops short has seen the end. */
+    m->end_unseen = postfix && n == limit;
+    /* Pass 1: the number of runs, and (document profile) the transports
+     * of the batch, in the order their recipients are written.  A
+     * transport exists from the first read naming it (its postfix profile
+     * warning, S-PFX-7, appears then), and transport creation order is the
+     * round-robin order of qs_select; the postfix profile creates them in
+     * its resolve order instead (S-PFX-11, below), and only looks up here
+     * whether the destination is the recipient. */
     for (left = n, group = m->cur_group, offset = m->cur_offset; left > 0;
          group++, offset = 0) {
         qs_mgroup *g = &m->groups[group];
         int64_t c = g->count - offset < left ? g->count - offset : left;
-        qs_transport *t = g->t;
-        if (!t)
-            t = g->t = qsi_transport_obtain(s, g->transport);
-        nruns += sorted && t->dest_rcpt_limit == 1 ? (size_t)c : 1;
+        if (!g->t && !postfix)
+            g->t = qsi_transport_obtain(s, g->transport);
+        nruns += postfix ? (size_t)c : 1; /* at most: see pass 3 */
         left -= c;
     }
     /* The buffer is the scheduler's and only grows: a run reads many
@@ -371,16 +542,16 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         qs_mgroup *g = &m->groups[m->cur_group];
         int64_t c = g->count - m->cur_offset < left ? g->count - m->cur_offset
                                                     : left;
-        qs_transport *t = g->t;
-        int split = sorted && t->dest_rcpt_limit == 1;
-        for (k = 0; k < (split ? c : 1); k++) {
-            struct qs_batch_rcpt *b = &s->batch[nruns++];
-            b->group = m->cur_group;
-            b->index = m->cur_offset + 1 + k;
-            b->ordinal = ordinal + k;
-            b->count = split ? 1 : c;
-            b->transport = t;
-        }
+        struct qs_batch_rcpt *b = &s->batch[nruns++];
+        b->group = m->cur_group;
+        b->index = m->cur_offset + 1;
+        b->ordinal = ordinal;
+        b->count = c;
+        b->transport = g->t;
+        b->limit1 = (g->t ? g->t->dest_rcpt_limit
+                          : qs_param_int(s->params, g->transport,
+                                         QP_DEST_RCPT_LIMIT)) == 1;
+        b->deferred = 0;
         ordinal += c;
         left -= c;
         m->cur_offset += c;
@@ -395,21 +566,22 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->refill_time = s->now;
     QSI_CK_MSG(s, m);
     s->stats.reads++;
-    if (sorted && nruns > 1) {
-        batch_keys(s, m, s->batch, nruns);
-        batch_sort(m, s->batch, s->batch + nruns, nruns);
-    }
     r = qsi_trace_init(QS_T_READ);
     r.msg = m->id;
     r.n = n;
     r.a = m->rcpt_unread;
     r.b = limit;
     qsi_emit(s, &r);
+    if (postfix)
+        nruns = batch_resolve_postfix(s, m, nruns, &a);
 
+    /* Pass 4: assign, in batch order (written order, or sorted). */
     for (i = 0; i < nruns; i++) {
         struct qs_batch_rcpt *b = &s->batch[i];
         qs_mgroup *g = &m->groups[b->group];
         qs_transport *t = b->transport;
+        if (b->deferred)
+            continue; /* postfix profile: deferred while resolving */
         if (t->dest_rcpt_limit != 1) {
             /* the destination is the next-hop: one queue for the run */
             assign_run(s, m, t, qsi_queue_obtain(s, t, g->nexthop), b->count,
@@ -425,19 +597,25 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     if (a.dead_run > 0)
         trace_dead_run(s, m, &a);
     /* every job of the message has a new total (read entries + unread
-     * recipients): the candidate index learns it */
+     * recipients): the candidate index learns it; and S-PFX-20: the
+     * transports where one of them could be a candidate forget their
+     * cached answer */
     {
         qs_job *j;
-        for (j = m->jobs; j; j = j->mnext)
+        for (j = m->jobs; j; j = j->mnext) {
             qsi_cix_update(j);
+            if (QS_HAS_ENTRIES(j) && !QS_IS_BLOCKER(j))
+                QSI_CAND_RESET(j->transport);
+        }
     }
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
     /* Fully read: every job gives back what it does not need (S-MEM-5).
      * The document: a job keeps its slots "until all recipients of its
      * message are read.  When this happens, all unused recipient slots are
-     * transferred to the next job" with unread recipients. */
-    if (m->rcpt_unread == 0) {
+     * transferred to the next job" with unread recipients.  "Fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
+    if (!QS_UNREAD(m)) {
         qs_job *j;
         for (j = m->jobs; j; j = j->mnext)
             qsi_job_move_limits(s, j);

@@ -130,6 +130,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
+    s->queue_count++;
     qsi_map_put(&t->queues, q->name, 0, q);
     q->prev = t->qtail;
     if (t->qtail)
@@ -150,12 +151,14 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
  * follows from Postfix keeping queues only while they hold something, and
  * qsched reproduces it because it is visible in every trace.  A dead
  * queue, by contrast, must stay: it is the memory that the destination is
- * dead, and new recipients for it are deferred (S-CON-9) until revival. */
-void qsi_queue_free_if_idle(qs_queue *q)
+ * dead, and new recipients for it are deferred (S-CON-9) until revival.
+ * s->queue_count counts the destinations (S-PFX-19). */
+void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->dead || q->todo || q->busy)
         return;
+    s->queue_count--;
     if (q->ready)
         t->ready_queues--;
     qsi_ck_queue_gone(t->sched, q);

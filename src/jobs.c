@@ -253,6 +253,8 @@ static void job_unlink(qs_job *job)
     QSI_CK_JOB(t->sched, job->lnext);
     QSI_CK_JOB(t->sched, job->tprev);
     QSI_CK_JOB(t->sched, job->tnext);
+    if (job == t->cand_cache || job == t->cand_current)
+        QSI_CAND_RESET(t);      /* S-PFX-20 */
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -330,6 +332,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     }
     if (job->stack_level < 0)
         job_link(s, job, revived);
+    QSI_CAND_RESET(t);          /* S-PFX-20: new recipients expected */
     if (QS_IS_BLOCKER(job)) {
         job->blocker_tag = 0;
         t->job_current = t->jhead;

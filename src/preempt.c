@@ -184,6 +184,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     qsi_job_parent_gone(job, parent);
     job->stack_level = 0;
     QSI_CK_JOB(s, job);
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     qsi_emit(s, &r);
 }
 
@@ -306,6 +307,28 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
 {
     qs_transport *t = current->transport;
     qs_job *best = NULL;
+    /* S-PFX-20 (postfix profile): Postfix answers from its candidate
+     * cache when the cached answer was found for this same current job,
+     * and either in this same second or the answer was "no candidate"
+     * (which no passing of time can change).  The answer is used as it
+     * is, even if the job has since become a blocker or no longer fits:
+     * Postfix clears the cache only at the changes listed in
+     * spec/profiles.md (S-PFX-20), not at every change. */
+    if (qsi_postfix(s) && t->cand_current == current &&
+        (t->cand_time == s->now || !t->cand_cache)) {
+        best = t->cand_cache;
+        *max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
+                                            current->selected_entries,
+                                            current->slots_available,
+                                            t->slot_cost);
+        if (best) {
+            *delay = s->now - best->message->queued_time + 1;
+            *total = QS_MAX_ENTRIES(best);
+        }
+        return best;
+    }
+    /* A fresh answer: the walk on a short list, the index on a long one
+     * (the same job, candidates.c). */
     *delay = 0;
     *total = 1;
     if (!t->cix_on) {
@@ -318,6 +341,9 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         if (*max_slots > 0)
             best = qsi_cix_candidate(s, current, *max_slots, delay, total);
     }
+    t->cand_cache = best;
+    t->cand_current = current;
+    t->cand_time = s->now;
 #ifdef QSCHED_CROSSCHECK
     {
         /* Fuzz builds: the index, the walk with its early stop, and the
@@ -452,6 +478,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     child_append(current, job);
     job->stack_level = current->stack_level + 1;
     t->job_current = job;
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     /* The preempted job pays up front; the child counts the difference
      * between what it uses and what was paid (slots_used = -needed).
      * Paying at once, not per entry the child selects, matters once
@@ -468,8 +495,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * which "would really degrade performance".  Its share is half of what
      * is left of the extra pool, rounded up, so repeated preemptions never
      * drain it below zero; the normal pool goes negative by that amount
-     * (S-INV-5 allows down to -extra_recipient_limit). */
-    if (job->message->rcpt_unread > 0) {
+     * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
+    if (QS_UNREAD(job->message)) {
         int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
                                             t->rcpt_unused);
         job->rcpt_limit += share;

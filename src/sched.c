@@ -180,7 +180,10 @@ int qsi_postfix(const qs_sched *s)
 
 /* ---- transports ---- */
 
-/* A per-transport parameter as resolved for transport t (params.c). */
+/* A per-transport parameter as resolved for transport t (params.c):
+ * override, else built-in default, else global value (S-EV-2, S-EV-3).
+ * Only qsi_transport_obtain calls it; after that the value lives in a
+ * field of qs_transport and no rule looks a parameter up by name. */
 static int64_t pint(const qs_sched *s, const char *t, int id)
 {
     return qs_param_int(s->params, t, id);
@@ -257,7 +260,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
             }
         }
     }
-    /* blocker tags start odd; jobs and queues start at 0: unmarked */
+    /* blocker tags start odd; jobs and queues start at 0: unmarked.
+     * A job or queue is a blocker while its tag equals the transport's;
+     * releasing all blockers at once (S-PRE-12) is then one step of the
+     * transport's tag (by 2: it stays odd, so never equals the 0 of an
+     * unmarked object) instead of a walk over every marked job. */
     t->blocker_tag = 1;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
      * The first job linked on this transport takes them all. */
@@ -269,10 +276,30 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     else
         s->xhead = t;
     s->xtail = t;
-    if (!s->rr)
-        s->rr = t;
+    qsi_transport_ring_insert(s, t);
     s->ntransports++;
     return t;
+}
+
+/* S-PRE-14: the round-robin cycle.  Document profile: the creation order,
+ * a new transport goes last in the cycle.  S-PFX-13 (postfix profile):
+ * Postfix puts a new transport at the head of its transport list, which
+ * is where its round robin resumes, so the new transport is tried next. */
+void qsi_transport_ring_insert(qs_sched *s, qs_transport *t)
+{
+    qs_transport *before, *prev;
+    if (!s->rr) {
+        t->rr_next = t;
+        s->rr = t;
+        return;
+    }
+    before = qsi_postfix(s) ? s->rr : s->xhead;
+    for (prev = before; prev->rr_next != before; prev = prev->rr_next)
+        ;
+    prev->rr_next = t;
+    t->rr_next = before;
+    if (qsi_postfix(s))
+        s->rr = t;
 }
 
 /* ---- the public API: life cycle and time ---- */
@@ -332,6 +359,11 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->active_limit = qs_param_int(p, NULL, QP_ACTIVE_LIMIT);
     s->msg_rcpt_limit = qs_param_int(p, NULL, QP_MSG_RCPT_LIMIT);
     s->msg_rcpt_minimum = qs_param_int(p, NULL, QP_MSG_RCPT_MINIMUM);
+    /* S-PFX-15: when it starts, Postfix's queue manager raises
+     * qmgr_message_recipient_limit to qmgr_message_active_limit if it is
+     * smaller (with a warning in its log). */
+    if (qsi_postfix(s) && s->msg_rcpt_limit < s->active_limit)
+        s->msg_rcpt_limit = s->active_limit;
     s->min_backoff = qs_param_int(p, NULL, QP_MIN_BACKOFF);
     qs_map_init(&s->transports);
     qs_map_init(&s->messages);
@@ -439,7 +471,7 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
         qsi_blocker_update(s, q);
-        qsi_queue_free_if_idle(q);
+        qsi_queue_free_if_idle(s, q);
     }
     return 0;
 }
@@ -449,8 +481,13 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
  * --stats; stream generators (qsched gen, the fuzz harnesses) use the
  * clock and the in-flight queries to write only valid `done` lines. */
 
+/* The virtual clock in seconds: the last `at T`, 0 before any.  A
+ * generator needs it to write times that do not go backwards (S-EV-6). */
 int64_t qs_now(const qs_sched *s) { return s->now; }
 
+/* The handle the next selected delivery will get: handles are handed
+ * out in order from D1 and never reused (S-EV-8), so a trace's Dn lines
+ * can be predicted and a stale `done` told from a future one. */
 int64_t qs_next_handle(const qs_sched *s) { return s->next_handle; }
 
 /* Whether `done Dhandle` would be accepted now. */
@@ -459,6 +496,8 @@ int qs_in_flight(const qs_sched *s, int64_t handle)
     return qs_map_get(&s->inflight, NULL, (uint64_t)handle) != NULL;
 }
 
+/* Deliveries selected and not yet done, over all transports: the sum of
+ * the queues' busy counts (S-INV-3 checks it). */
 size_t qs_in_flight_count(const qs_sched *s) { return s->inflight.count; }
 
 /* qsort order for handles (no subtraction: it could overflow). */
@@ -503,6 +542,8 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
                                                s->active_count);
 }
 
+/* Transports created so far: one per transport name that a read
+ * recipient used, never removed (their parameters are resolved once). */
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }
 
 /* The i-th transport in creation order (the order --stats prints);

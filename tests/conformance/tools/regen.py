@@ -32,7 +32,7 @@ SMALL, MEDIUM = 16, 4  # vectors per (mix, profile)
 # (heavy), long lists (queue), and old bulk jobs relinked behind younger
 # ones after a refill (bulk, which needs a longer stream).
 LONG = [("heavy", 70001, "800"), ("queue", 80001, "800"),
-        ("bulk", 90001, "4000")]
+        ("large", 90001, "4000")]
 LONG_ARGS = ["--backlog", "150"]
 
 

@@ -16,7 +16,9 @@
 #   make coverage
 #       builds the core with gcov into build/coverage, runs the suite alone
 #       (qsched with --stats, so that the statistics accessors run too; the
-#       extra lines do not count in the comparison), prints gcovr's summary
+#       extra lines do not count in the comparison; and with
+#       --check-invariants, so that the core's notes for the incremental
+#       checker are taken too), prints gcovr's summary
 #       of the core, and gates with tests/conformance/tools/coverage.py:
 #       fails below COVERAGE_MIN (95) percent of lines or branches, leaving
 #       out the code listed with its reason in
@@ -55,7 +57,7 @@ coverage: $(BUILD)/qsched
 	@cp -R Makefile src $(COVERAGE_TREE)/
 	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
 	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
-	  -q "$(COVERAGE_QSCHED) --stats"
+	  -q "$(COVERAGE_QSCHED) --stats --check-invariants"
 	@# gcovr -o writes its report by replacing the file: never point it at
 	@# /dev/null (as root that turns the device into a regular file).
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"

@@ -358,7 +358,7 @@ struct qs_sched {
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
     qs_pool entry_pool, peer_pool, job_pool;
-    /* the incremental invariant checker (check.c, qs_check_changes): on
+    /* the incremental invariant checker (check_changes.c, qs_check_changes): on
      * after its first call; the objects events touched since its last
      * call; its sums over all objects */
     int ck_on;
@@ -446,6 +446,18 @@ void qsi_entry_free(qs_sched *s, qs_entry *e);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+
+/* check.c's per-object checks, shared with the incremental checker in
+ * check_changes.c so that each invariant is stated once: the first broken
+ * invariant as a message (returns -1), a queue's counters and window
+ * (S-INV-3, S-INV-6), a message's jobs, peers and entries (S-INV-4,
+ * S-INV-5). */
+int qsi_check_fail(char *err, size_t errlen, const char *fmt, ...);
+int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
+                           const qs_queue *q, char *err, size_t errlen);
+int qsi_check_message(const qs_sched *s, const qs_message *m,
+                      int64_t *in_core_sum, int counted, char *err,
+                      size_t errlen);
 
 /* check.c: the incremental checker's notes.  An event that changes an
  * object (its counters, its lists, its links) notes it, once per check;

@@ -49,6 +49,9 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* CIX_NONE is the aggregate of "no job": larger than every real count or
+ * time, so a subtree without a fitting job never passes the fit test
+ * (cix_min_needed > max_slots) and min64 ignores it. */
 #define CIX_NONE INT64_MAX
 
 /* The treap priority: a fixed hash (splitmix64's finaliser) of the job's
@@ -62,10 +65,21 @@ static uint64_t cix_priority(uint64_t serial)
     return z ^ (z >> 31);
 }
 
+/* The minimum of two aggregates; CIX_NONE is its neutral element. */
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Recomputes x's aggregates from its own counters and its children's
  * aggregates; returns 1 if they changed. */
+/* Why these three minima are enough (the argument of the whole file): for
+ * every job J in the subtree, needed(J) >= cix_min_needed, so if even the
+ * minimum exceeds max_slots no job fits (S-PRE-5); and score(J) =
+ * delay(J)/total(J) <= (now - cix_min_queued + 1) / cix_min_total, because
+ * delay grows as the enqueue time falls and the score falls as the total
+ * grows.  The two minima may come from different jobs: the bound is then
+ * loose, never wrong.  Blockers and preempted jobs are counted here too
+ * (a superset), which also only loosens the bound.  cix_min_free is for
+ * job_link, not for the query (see qsi_cix_time_marker).  The return
+ * value lets cix_pull_path stop early. */
 static int cix_pull(qs_job *x)
 {
     int64_t total = QS_MAX_ENTRIES(x);
@@ -80,6 +94,8 @@ static int cix_pull(qs_job *x)
         mq = x->message->queued_time;
         mt = total;
     }
+    /* fold in the children's minima, which are up to date: every caller
+     * pulls bottom-up */
     if ((c = x->cix_left) != NULL) {
         mn = min64(mn, c->cix_min_needed);
         mq = min64(mq, c->cix_min_queued);
@@ -94,6 +110,8 @@ static int cix_pull(qs_job *x)
         mf = min64(mf, c->cix_min_free);
         size += c->cix_size;
     }
+    /* "changed" compares all five fields: if none moved, no ancestor's
+     * minimum can move either, so the upward repair may stop here */
     changed = mn != x->cix_min_needed || mq != x->cix_min_queued ||
               mt != x->cix_min_total || mf != x->cix_min_free ||
               size != x->cix_size;
@@ -107,6 +125,11 @@ static int cix_pull(qs_job *x)
 
 /* x takes its parent's place (one rotation); the in-order sequence, i.e.
  * the job list, is unchanged. */
+/* Rotations are how the treap keeps its heap order on priorities (and so
+ * its expected O(log n) height) without ever reordering the list: x's
+ * inner subtree changes parent, nothing changes in-order position.  Were
+ * the order to change, "the jobs after the current one" and the tie rule
+ * (the earlier job wins) would both be answered for a different list. */
 static void cix_rotate_up(qs_transport *t, qs_job *x)
 {
     qs_job *p = x->cix_up, *g = p->cix_up;
@@ -129,12 +152,15 @@ static void cix_rotate_up(qs_transport *t, qs_job *x)
         g->cix_left = x;
     else
         g->cix_right = x;
+    /* p is now x's child: pull it first, x's minima are built from it */
     cix_pull(p);
     cix_pull(x);
 }
 
 /* Re-aggregates x and its ancestors, up to the first that does not
  * change (above it nothing can: every other node is up to date). */
+/* Sound because a node's aggregates depend only on itself and its two
+ * children: an ancestor above an unchanged node sees the same inputs. */
 static void cix_pull_path(qs_job *x)
 {
     for (; x; x = x->cix_up)
@@ -144,11 +170,19 @@ static void cix_pull_path(qs_job *x)
 
 /* The job's place in the list is where jobs.c or preempt.c just linked it
  * (its lprev); put it at the same place in the tree. */
+/* Inserting at the in-order successor position of lprev is what keeps the
+ * invariant "in-order sequence = job list" (S-PRE-13 places the job in the
+ * list; we only mirror it).  Descending by a key is impossible here: the
+ * list order is not a function of any field (preemption moves jobs in
+ * front of the current one, S-PRE-8), so the position comes from the
+ * list neighbour itself. */
 void qsi_cix_insert(qs_transport *t, qs_job *job)
 {
     qs_job *prev = job->lprev, *at;
     if (!t->cix_on)
         return;
+    /* (index off, a short list: preempt.c walks it, nothing to keep.)
+     * Start as a leaf with empty aggregates; cix_pull fills them below */
     job->cix_left = job->cix_right = NULL;
     job->cix_prio = cix_priority(job->serial);
     job->cix_min_needed = job->cix_min_queued = job->cix_min_total = CIX_NONE;
@@ -173,6 +207,12 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
         at->cix_left = job;
         job->cix_up = at;
     }
+    /* the new leaf first gets its own aggregates, then climbs while its
+     * priority beats its parent's (heap order), then the path above the
+     * final place is repaired, since its minima may now include this job */
+    /* A job that has never selected anything enters with its full total
+     * as "needed"; a job relinked by a later batch enters with what is
+     * left. */
     cix_pull(job);
     while (job->cix_up && job->cix_prio > job->cix_up->cix_prio)
         cix_rotate_up(t, job);
@@ -180,6 +220,10 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
     job->cix_in = 1;
 }
 
+/* Removal mirrors jobs.c / preempt.c unlinking a job from the list
+ * (retired, or about to be relinked elsewhere).  A job left in the tree
+ * would stay a "candidate" the walk can no longer see: the index would
+ * then name a job that is not on the list. */
 void qsi_cix_remove(qs_transport *t, qs_job *job)
 {
     qs_job *p;
@@ -193,6 +237,8 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
                         ? job->cix_left : job->cix_right;
         cix_rotate_up(t, c);
     }
+    /* now a leaf: unhook it and repair the minima on its former path,
+     * which no longer include it */
     p = job->cix_up;
     if (!p)
         t->cix_root = NULL;
@@ -207,6 +253,11 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
 
 /* The job's counters changed (selected_entries, read_entries, or its
  * message's unread recipients), or it got or lost a stack parent. */
+/* This is the hook that keeps the bounds honest.  A counter change that
+ * is not followed by an update leaves a stale minimum: too high, and the
+ * query may prune a subtree holding the real candidate (a different
+ * preemption than S-PRE-6 prescribes); too low only costs time.  The
+ * crosscheck builds would report the first kind at once. */
 void qsi_cix_update(qs_job *job)
 {
     if (job->cix_in)
@@ -218,9 +269,17 @@ void qsi_cix_update(qs_job *job)
  * and dropped when it shrinks below CIX_DROP (apart, so that a list
  * hovering around one size does not rebuild it again and again); in
  * between preempt.c walks the list as the document says. */
+/* The thresholds are a cost choice, not a rule: the answer is the same
+ * on both sides of them (tests/identity.sh runs streams across them). */
 #define CIX_BUILD 64
 #define CIX_DROP 32
 
+/* Building inserts jobs in list order, so each job's lprev is in the tree
+ * already and qsi_cix_insert finds its place; the by-time tree is built
+ * after because it reuses cix_prio, which the first loop sets.  Dropping
+ * just forgets the roots and clears cix_in (shared by both trees, so the
+ * remove functions become no-ops); the stale fields are reset on the next
+ * build. */
 void qsi_cix_resize(qs_transport *t)
 {
     qs_job *j;
@@ -252,6 +311,12 @@ void qsi_cix_resize(qs_transport *t)
  * time.  Whether the walk would have passed the current job (or the first
  * unread one) is a comparison of list positions (subtree sizes). */
 
+/* The last job in list order with no stack parent and an enqueue time <=
+ * queued_time, or NULL: where job_link's walk from the tail stops.
+ * cix_min_free of a subtree is the earliest enqueue time among its
+ * parentless jobs, so "cix_min_free <= queued_time" says the subtree holds
+ * such a job.  Preferring the right subtree, then the node, then the left
+ * finds the last one in list order, as the walk from the tail does. */
 qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
 {
     qs_job *x = t->cix_root;
@@ -260,6 +325,7 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
     for (;;) {
         if (x->cix_right && x->cix_right->cix_min_free <= queued_time)
             x = x->cix_right;
+        /* no such job to the right (later): this node if it qualifies */
         else if (!x->parent && x->message->queued_time <= queued_time)
             return x;
         else
@@ -269,6 +335,10 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
 
 /* List position of x (0-based) in its tree; left/right/up/size are the
  * tree's fields. */
+/* How: the jobs before x are those in its left subtree, plus, at every
+ * step up where x's side is the right one, the ancestor itself and that
+ * ancestor's left subtree.  A macro because the two trees use different
+ * link fields on the same struct. */
 #define TREE_RANK(x, left, right, up, size, out)                             \
     do {                                                                     \
         const qs_job *n_ = (x);                                              \
@@ -280,6 +350,8 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
     } while (0)
 
 /* a comes after b on the scheduler's list (both on it, indexes on). */
+/* Used where the walk's answer depends on whether it passed the current
+ * job: comparing ranks answers that in O(log n) instead of a scan. */
 int qsi_cix_after(const qs_job *a, const qs_job *b)
 {
     int64_t ra, rb;
@@ -293,12 +365,16 @@ int qsi_cix_after(const qs_job *a, const qs_job *b)
  * subtree sizes only: the list is in enqueue-time order (S-INV-2), so it
  * is searched by time. */
 
+/* The by-time tree needs no minima: its list is sorted by enqueue time
+ * (S-INV-2), so a plain search by time finds the marker; sizes give ranks
+ * for qsi_tix_after.  Sharing cix_prio keeps its shape deterministic. */
 static void tix_pull(qs_job *x)
 {
     x->tix_size = 1 + (x->tix_left ? x->tix_left->tix_size : 0) +
                   (x->tix_right ? x->tix_right->tix_size : 0);
 }
 
+/* Same rotation as cix_rotate_up, on the tix_* links: order unchanged. */
 static void tix_rotate_up(qs_transport *t, qs_job *x)
 {
     qs_job *p = x->tix_up, *g = p->tix_up;
@@ -327,6 +403,9 @@ static void tix_rotate_up(qs_transport *t, qs_job *x)
 
 /* After its tprev, as jobs.c just linked it (cix_prio is set: the job is
  * in the scheduler list's tree already). */
+/* As qsi_cix_insert, positioned from the list neighbour tprev; sizes on
+ * the whole path are recomputed (no early stop: every ancestor's size
+ * grows by one). */
 void qsi_tix_insert(qs_transport *t, qs_job *job)
 {
     qs_job *prev = job->tprev, *at;
@@ -357,6 +436,7 @@ void qsi_tix_insert(qs_transport *t, qs_job *job)
         tix_pull(at);
 }
 
+/* As qsi_cix_remove; cix_in tells whether the job is indexed at all. */
 void qsi_tix_remove(qs_transport *t, qs_job *job)
 {
     qs_job *p;
@@ -397,6 +477,7 @@ qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time)
     return found;
 }
 
+/* a comes after b on the by-time list (both on it, indexes on). */
 int qsi_tix_after(const qs_job *a, const qs_job *b)
 {
     int64_t ra, rb;
@@ -407,6 +488,9 @@ int qsi_tix_after(const qs_job *a, const qs_job *b)
 
 /* ---- the query ---- */
 
+/* The state of one query: the best job so far and its exact score as the
+ * pair (delay, total), never a rounded quotient, so comparisons are the
+ * kernels' exact ones (a float would make near-ties order-dependent). */
 typedef struct cix_best {
     qs_sched *s;
     int64_t max_slots;
@@ -418,11 +502,18 @@ typedef struct cix_best {
 static void cix_consider(cix_best *b, qs_job *job)
 {
     int64_t total, needed, delay;
+    /* S-PRE-5: a preempted job (it has a child) and a blocker (S-PRE-11)
+     * are not candidates.  They are filtered here, not in the aggregates:
+     * a job becomes or stops being a blocker without its counters
+     * changing, and an aggregate kept exact for that would need a hook at
+     * every blocker release (S-PRE-12) */
     if (job->child_head || QS_IS_BLOCKER(job))
         return;
     total = QS_MAX_ENTRIES(job);
     needed = total - job->selected_entries;
     delay = b->s->now - job->message->queued_time + 1;
+    /* S-PRE-6: replace only on a strictly better score; since jobs are
+     * considered in list order, a tie keeps the earlier job */
     if (qs_candidate_fits(needed, b->max_slots) &&
         (!b->job || qs_score_better(delay, total, b->delay, b->total))) {
         b->job = job;
@@ -432,6 +523,15 @@ static void cix_consider(cix_best *b, qs_job *job)
 }
 
 /* A subtree in list order, skipping what cannot fit or cannot be better. */
+/* The visit order is left subtree, node, right subtree: list order, which
+ * is what makes the strict comparison in cix_consider reproduce the
+ * document's tie rule.  Why pruning cannot lose the document's answer:
+ * a subtree is skipped only when no job in it fits, or when its score
+ * bound is <= the best so far.  In the second case each skipped job is at
+ * most as good as that best; the best only improves later, and on a tie
+ * the holder was found earlier in list order, so the walk would not have
+ * taken the skipped job either.  The walk's own early stop (S-PRE-6, at a
+ * level-0 job) is not needed: the bounds do the same work and more. */
 static void cix_visit(cix_best *b, qs_job *x)
 {
     while (x) {
@@ -440,6 +540,8 @@ static void cix_visit(cix_best *b, qs_job *x)
         if (b->job && !qs_score_better(b->s->now - x->cix_min_queued + 1,
                                        x->cix_min_total, b->delay, b->total))
             return; /* no score here beats the best: later ones must */
+        /* recursion on the left, a loop on the right: the stack depth is
+         * bounded by the tree height, not by the list length */
         cix_visit(b, x->cix_left);
         cix_consider(b, x);
         x = x->cix_right;
@@ -448,6 +550,9 @@ static void cix_visit(cix_best *b, qs_job *x)
 
 /* S-PRE-5, S-PRE-6: the best candidate after `current` in the job list,
  * or NULL; max_slots > 0. */
+/* The entry point preempt.c calls instead of its walk when the index is
+ * on.  max_slots is S-PRE-5's limit ((unselected in-core + counter)/k),
+ * computed by the caller; the result, delay and total feed S-PRE-7. */
 qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
                           int64_t *delay, int64_t *total)
 {
@@ -457,17 +562,27 @@ qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
     b.max_slots = max_slots;
     b.job = NULL;
     b.delay = 0;
+    /* the initial pair is never compared: b.job == NULL means "no best" */
     b.total = 1;
     /* the jobs after current: its right subtree, then each ancestor that
      * has it on the left, followed by that ancestor's right subtree */
+    /* This is S-PRE-5's "only jobs after the current one" without a walk:
+     * the in-order successors of current are exactly its right subtree
+     * followed, for every ancestor reached from its left side, by that
+     * ancestor and its right subtree, nearest ancestor first - the same
+     * jobs in the same order as the walk from current->lnext.  Ancestors
+     * reached from the right side come before current and are skipped. */
     cix_visit(&b, current->cix_right);
     for (x = current; x->cix_up; x = x->cix_up) {
         qs_job *p = x->cix_up;
+            /* p follows everything below x: consider it, then its right
+             * subtree, keeping list order for the tie rule */
         if (p->cix_left == x) {
             cix_consider(&b, p);
             cix_visit(&b, p->cix_right);
         }
     }
+    /* with no candidate the caller sees NULL and does not preempt */
     *delay = b.delay;
     *total = b.total;
     return b.job;

@@ -62,6 +62,23 @@
  * The first call checks everything (qs_check_invariants) and takes every
  * share.  Cost: O(size of the touched objects) per call. */
 
+/* Why checking only touched objects is sound.  Every invariant S-INV-1 ..
+ * S-INV-8 is a conjunction of (a) local tests that read one object and
+ * its immediate neighbours or owned children, and (b) equalities between
+ * a counter and a sum over objects.  A local test that held at the last
+ * check can only fail now if something it reads has changed since, and
+ * every change notes the object it changes (and, for list links, the
+ * neighbours that point at it): so re-running the local tests on the
+ * touched set re-establishes (a) for all objects.  For (b) the sum is the
+ * previous sum plus the changes of the touched objects' shares, exactly
+ * what the full recomputation would give if the untouched ones are
+ * unchanged - and if one did change without a note, its stale share makes
+ * the sum differ from the counter, which is reported, not hidden.
+ *
+ * Membership is an epoch stamp: an object is in the current set iff its
+ * ck_epoch equals s->ck_epoch.  Notes are O(1) and deduplicated, and
+ * raising the epoch after a check empties every set without visiting the
+ * objects.  The array grows by doubling, amortised O(1) per note. */
 void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
                  uint64_t *epoch, size_t *index)
 {
@@ -78,6 +95,8 @@ void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
     set->v[set->n++] = obj;
 }
 
+/* The typed note functions, one per kind of object the checker re-tests.
+ * They are called from the core (through QSI_CK_*) at each change. */
 void qsi_ck_msg(qs_sched *s, qs_message *m)
 {
     if (m->ck_epoch != s->ck_epoch)
@@ -91,6 +110,8 @@ void qsi_ck_xport(qs_sched *s, qs_transport *t)
 }
 
 /* a job (NULL: none, for a missing neighbour) and its transport */
+/* The transport is noted too because the job's share of the transport's
+ * sums (S-INV-2's job count, S-INV-5's slots) may change with it. */
 void qsi_ck_job(qs_sched *s, qs_job *j)
 {
     if (j && j->ck_epoch != s->ck_epoch) {
@@ -100,6 +121,8 @@ void qsi_ck_job(qs_sched *s, qs_job *j)
 }
 
 /* a queue and its transport */
+/* Its transport too: ck_queue moves the queue's share of the in-flight
+ * and ready sums that ck_transport compares. */
 void qsi_ck_queue(qs_sched *s, qs_queue *q)
 {
     if (q->ck_epoch != s->ck_epoch) {
@@ -108,6 +131,8 @@ void qsi_ck_queue(qs_sched *s, qs_queue *q)
     }
 }
 
+/* An entry carries the counts of its queue and peer (S-INV-3, S-INV-4);
+ * ck_entry notes those owners itself when it moves the counts. */
 void qsi_ck_entry(qs_sched *s, qs_entry *e)
 {
     if (e->ck_epoch != s->ck_epoch)
@@ -116,6 +141,9 @@ void qsi_ck_entry(qs_sched *s, qs_entry *e)
 
 /* Swap-remove from the touched set (the object is freed before the next
  * check); the moved object learns its new place. */
+/* Without this the next check would read freed memory: the set holds raw
+ * pointers.  The order of the set is irrelevant (every member is checked),
+ * so a swap-remove in O(1) is enough. */
 #define CK_FORGET(set, obj, type)                                            \
     do {                                                                     \
         type *last_ = (set)->v[--(set)->n];                                  \
@@ -123,6 +151,12 @@ void qsi_ck_entry(qs_sched *s, qs_entry *e)
         last_->ck_index = (obj)->ck_index;                                   \
     } while (0)
 
+/* The *_gone functions keep (b) exact across frees: the object's last
+ * checked share leaves the sums at the moment it leaves the structures,
+ * so that the counters (which the core lowers at the same time) and the
+ * sums keep agreeing.  They do nothing before the first check, when no
+ * share has been taken.  A departing message returns its in-core
+ * recipients (S-INV-8's sum) and its place in the active queue (S-INV-7). */
 void qsi_ck_message_gone(qs_sched *s, qs_message *m)
 {
     if (!s->ck_on)
@@ -133,6 +167,9 @@ void qsi_ck_message_gone(qs_sched *s, qs_message *m)
         CK_FORGET(&s->ck_msgs, m, qs_message);
 }
 
+/* A departing job returns its slot share (S-INV-5), its in-core share,
+ * and its place in the listed-job count (S-INV-2); its transport is noted
+ * so that the next check compares the lowered sums with its counters. */
 void qsi_ck_job_gone(qs_sched *s, qs_job *j)
 {
     qs_transport *t = j->transport;
@@ -146,6 +183,9 @@ void qsi_ck_job_gone(qs_sched *s, qs_job *j)
         CK_FORGET(&s->ck_jobs, j, qs_job);
 }
 
+/* A departing queue returns its in-flight and ready shares; a dead queue
+ * must hold nothing pending (S-INV-3), so these are normally zero, and a
+ * nonzero share surfaces as a transport mismatch. */
 void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -162,6 +202,8 @@ void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
 /* An entry's share out of the counts it was last counted in: its queue's
  * list, its peer, its job's recipients; the owners are noted, so that the
  * next check compares them with their counters. */
+/* Uses the ck_* copies of where the entry was counted, not its current
+ * fields: the entry may have moved (todo to busy, another peer) since. */
 static void ck_entry_uncount(qs_sched *s, qs_entry *e)
 {
     if (e->ck_state == 1) {
@@ -192,12 +234,17 @@ void qsi_ck_entry_gone(qs_sched *s, qs_entry *e)
  * handle finds), and its count moved to the list it is on now.  (That it
  * is on the todo list rather than the busy list is read from its handle;
  * the counts then agree with the queue's only if every move was noted.) */
+/* Protects S-INV-3 (an entry is on exactly the list its state names and
+ * the list counts match) and feeds S-INV-4 (ck_rc, the job's recipients as
+ * its entries hold them) and S-INV-1 via check_message. */
 static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
 {
     qs_queue *q = e->queue;
     qs_transport *t = q->transport;
     int state = e->handle ? 2 : 1;
     if (state == 1) {
+        /* S-INV-3 for a todo entry: a sane batch size (at most the
+         * destination recipient limit, S-PRE-1), doubly linked on todo */
         CHECK(e->nrcpt >= 1 && (t->dest_rcpt_limit == 0 ||
                                 e->nrcpt <= t->dest_rcpt_limit),
               "queue %s:%s: bad todo entry", t->name, q->name);
@@ -205,6 +252,8 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
               (e->qnext ? e->qnext->qprev == e : q->todo_tail == e),
               "queue %s:%s: todo entry not on the list", t->name, q->name);
     } else {
+        /* a busy entry must be the one its delivery handle names, or a
+         * delivery end would complete the wrong entry */
         CHECK(e->handle > 0 && qs_map_get(&s->inflight, NULL,
                                           (uint64_t)e->handle) == e,
               "queue %s:%s: busy entry D%lld not in flight", t->name,
@@ -225,6 +274,9 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
     }
     e->peer->ck_refs++;
     e->peer->job->ck_rc += e->nrcpt;
+    /* the count was moved (out of its old place, into the present one);
+     * remember where, so the next uncount takes it from here.  Old and
+     * new owners are both noted, so both get re-checked */
     e->ck_queue = q;
     e->ck_peer = e->peer;
     e->ck_nrcpt = e->nrcpt;
@@ -236,6 +288,10 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
 
 /* A touched queue: its counters against the entries counted in it, and
  * the tests on its own fields. */
+/* Protects S-INV-3 (counts against lists) and, through the shared
+ * qsi_check_queue_fields, S-INV-6 (window within [1, limit]) and the
+ * ready flag.  Then moves the queue's share into the transport's and
+ * scheduler's in-flight sums and the transport's ready count. */
 static int ck_queue(qs_sched *s, qs_queue *q, char *err, size_t errlen)
 {
     qs_transport *t = q->transport;
@@ -254,6 +310,10 @@ static int ck_queue(qs_sched *s, qs_queue *q, char *err, size_t errlen)
     return 0;
 }
 
+/* Protects S-INV-1 (recipient conservation) and S-INV-4 (job accounting)
+ * through check.c's qsi_check_message, which recomputes the message's own
+ * counters from its jobs, peers and entries; then moves its shares of the
+ * in-core sum (S-INV-8) and the active count (S-INV-7). */
 static int ck_message(qs_sched *s, qs_message *m, char *err, size_t errlen)
 {
     qs_job *j;
@@ -280,6 +340,10 @@ static int ck_message(qs_sched *s, qs_message *m, char *err, size_t errlen)
 }
 
 /* check_job_lists' tests for one job, and its share of the listed jobs. */
+/* Protects S-INV-2 locally: if every job's links point back and each is
+ * in order with its neighbours, the whole lists are consistent and
+ * sorted.  That is why a job's neighbours are noted when it is linked or
+ * unlinked: their links changed too. */
 static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
 {
     qs_transport *t = j->transport;
@@ -288,6 +352,8 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
     (void)s;
     t->ck_njobs += listed - j->ck_listed;
     j->ck_listed = listed;
+        /* a retired job (S-PRE-2) must be reachable from nowhere, or the
+         * scheduler could select from a job that is about to be freed */
     if (!listed) {
         CHECK(!j->lprev && !j->lnext && !j->tprev && !j->tnext &&
               t->jhead != j && t->thead != j && t->job_current != j &&
@@ -312,12 +378,16 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
           (!j->tnext || j->tnext->stack_level >= 0),
           "transport %s: retired job next to %s on the by-time list",
           t->name, j->message->id);
+    /* S-PRE-13 / S-INV-2: by-time order, checked pairwise with the
+     * neighbours; local order everywhere is global order */
     CHECK((!j->tprev ||
            j->tprev->message->queued_time <= j->message->queued_time) &&
           (!j->tnext ||
            j->message->queued_time <= j->tnext->message->queued_time),
           "transport %s: by-time list out of order at %s", t->name,
           j->message->id);
+    /* stack levels: a level-0 job has no parent, a child is deeper than
+     * its parent; an orphan (S-PRE-10) may keep a level > 0 without one */
     CHECK((j->stack_level == 0) == (j->parent == NULL) ||
           (j->parent == NULL && j->stack_level > 0),
           "transport %s: job %s level %d with%s parent", t->name,
@@ -328,6 +398,8 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
               "transport %s: job %s level %d not below parent %s level %d",
               t->name, j->message->id, j->stack_level,
               j->parent->message->id, j->parent->stack_level);
+        /* S-PRE-8/S-PRE-9: under the job it preempted, exactly one level
+         * down, or the pop would credit the wrong counter */
         CHECK(j->parent->serial != j->preempted_serial ||
               j->stack_level == j->parent->stack_level + 1,
               "transport %s: job %s level %d under the job it preempted "
@@ -344,6 +416,11 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
     return 0;
 }
 
+/* The transport's counters against the sums of its touched-and-untouched
+ * objects' shares: in flight (and the process limit, S-PRE-14), ready
+ * queues (S-INV-3), S-INV-5's pool conservation and its lower bound, in
+ * core (S-INV-8's per-transport term), listed jobs and list ends
+ * (S-INV-2).  All O(1): the sums are kept, not recomputed. */
 static int ck_transport(qs_transport *t, char *err, size_t errlen)
 {
     CHECK(t->ck_busy == t->in_flight, "transport %s: in flight %lld, "
@@ -376,6 +453,10 @@ static int ck_transport(qs_transport *t, char *err, size_t errlen)
     return 0;
 }
 
+/* Scheduler-wide: S-INV-7 (active count and limit, and messages wait only
+ * while the active queue is full), in-core and in-flight totals, and the
+ * S-INV-8 bound.  Run on every call: it is O(1) and every event can move
+ * these counters. */
 static int ck_global(const qs_sched *s, char *err, size_t errlen)
 {
     CHECK(s->ck_active == s->active_count &&
@@ -397,12 +478,19 @@ static int ck_global(const qs_sched *s, char *err, size_t errlen)
 }
 
 /* The first call: everything, and every share taken. */
+/* The base case of the argument above: the full check establishes every
+ * invariant, then every object's share is taken from the structures.
+ * Entries come before queues and messages, so their counts are in place
+ * when those are checked. */
 static int ck_start(qs_sched *s, char *err, size_t errlen)
 {
     qs_transport *t;
     qs_message *m;
     if (qs_check_invariants(s, err, errlen) < 0)
         return -1;
+    /* from here the *_gone functions keep the sums; taking the shares
+     * below notes every object, so the sets are emptied afterwards and
+     * transports are checked against complete sums */
     s->ck_on = 1;
     s->ck_epoch = 1;
     for (t = s->xhead; t; t = t->next) {
@@ -435,6 +523,10 @@ static int ck_start(qs_sched *s, char *err, size_t errlen)
     return ck_global(s, err, errlen);
 }
 
+/* The order matters: entries move counts into queues and messages and
+ * note them; messages and jobs move shares into transports; so each kind
+ * is checked after everything that feeds its sums.  The sets are emptied
+ * even on failure: the caller stops at the first report anyway. */
 int qs_check_changes(qs_sched *s, char *err, size_t errlen)
 {
     size_t i;

@@ -146,8 +146,10 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     qs_transport *t = job->transport;
     qs_message *m = job->message;
     qs_job *next = t->job_next_unread;
-    int64_t unused;
+    int64_t unused, pool_before;
 
+    QSI_CK_MSG(s, m);
+    QSI_CK_XPORT(s, t);
     /* Advance the cached first-unread pointer past this job (amortised
      * O(1) per job: the by-time list never reorders). */
     if (job == next) {
@@ -156,7 +158,11 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
                 break;
         t->job_next_unread = next;
     }
+    pool_before = t->rcpt_unused;
     unused = job_give_back(job, m, t, next, next ? next->message : NULL);
+    /* the first unread job took the pool: its message's limit moved */
+    if (unused > 0 && next && pool_before + unused > 0)
+        QSI_CK_MSG(s, next->message);
     if (unused > 0) {
         if (s->sink) {
             qs_trace r = qsi_trace_init(QS_T_RCPTPOOL);
@@ -289,6 +295,7 @@ static int message_finish(qs_sched *s, qs_message *m)
     r.a = m->delivered;
     r.b = m->deferred;
     qsi_emit(s, &r);
+    qsi_ck_message_gone(s, m);
     qsi_message_free(m);
     return 1;
 }
@@ -359,6 +366,7 @@ void qsi_message_activate(qs_sched *s, qs_message *m)
 {
     int64_t limit;
     qs_trace r = qsi_trace_init(QS_T_ACTIVATE);
+    QSI_CK_MSG(s, m);
     m->active = 1;
     m->queued_time = s->now;
     m->next = NULL;

@@ -310,6 +310,7 @@ typedef struct bmc_result {
     char tool_err[400];
     long long states, transitions;
     long long selftests, selftest_fail; /* dedupe soundness checks */
+    long long live_checked;  /* states drained for P_LIVE */
     long long viol_count[P_COUNT];
     bmc_stats stats;
     bmc_path cex[P_COUNT];   /* shortest counterexample per property */

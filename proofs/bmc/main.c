@@ -267,7 +267,7 @@ int main(int argc, char **argv)
     bmc_mix *mixes;
     bmc_result *res;
     int n, i, g, p, w, failed = 0, tool_errors = 0;
-    long long total_states = 0, total_trans = 0, selftests = 0;
+    long long total_states = 0, total_trans = 0, selftests = 0, drained = 0;
     long long selftest_fail = 0;
     int min_depth = 1 << 30, max_depth = 0, ncomplete = 0, ncapped = 0;
     int claim_applied = 0, claim_broken = 0, claim_vacuous = 0;
@@ -390,6 +390,7 @@ int main(int argc, char **argv)
         total_states += r->states;
         total_trans += r->transitions;
         selftests += r->selftests;
+        drained += r->live_checked;
         selftest_fail += r->selftest_fail;
         if (r->depth_reached < min_depth)
             min_depth = r->depth_reached;
@@ -536,6 +537,8 @@ int main(int argc, char **argv)
             printf("ok bmc/property/%s: held in %d groups\n",
                    bmc_prop_name[p], n);
     }
+    printf("liveness: %lld states of the last levels drained under a fair "
+           "continuation (one new state in %d)\n", drained, 4);
     if (selftest_fail)
         printf("FAIL bmc/dedupe-selftest: %lld of %lld merged states diverged "
                "under the same continuation\n", selftest_fail, selftests);

@@ -7,5 +7,6 @@
  * (not a copy) against the kernels' contracts.  Which functions are proved
  * and with which provers: proofs/run.sh.
  */
+#include "harness.h"
 #include "../../src/kernels.c"
 #include "../../src/select.c"

@@ -13,6 +13,7 @@
  * Not linked into qsched.  Replaces the hand-written model
  * qs_model_charge_refund of the former proofs/model.c.
  */
+#include "harness.h"
 #include "../../src/kernels.c"
 #include "../../src/preempt.c"
 #include "../../src/select.c"

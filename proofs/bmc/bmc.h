@@ -77,7 +77,10 @@ extern const char *const bmc_prop_name[P_COUNT];
 /* ---- a parameter mix and its alphabet ---- */
 enum bmc_family {
     FAM_TIGHT = 0, /* windows 1..2, failures, deaths: blockers happen */
-    FAM_WIDE = 1   /* windows never fill, bigger jobs: deep preemption */
+    FAM_WIDE = 1,  /* windows never fill, bigger jobs: deep preemption */
+    FAM_MIXED = 2  /* tight windows, failures and a message big enough for
+                      the gate at every k and minimum slots: preemption,
+                      recursive preemption, blockers and deaths together */
 };
 
 typedef struct bmc_shape {

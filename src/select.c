@@ -72,6 +72,7 @@ void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
     t->blocker_tag += 2;
     t->job_current = t->jhead;
+    QSI_CK_XPORT(s, t);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
     r.dest = q->name;
@@ -184,8 +185,12 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_qlist_append(&q->busy_head, &q->busy_tail, e);
     q->busy++;
     job->selected_entries++;
+    qsi_cix_update(job);
+    QSI_CK_MSG(s, job->message);
+    QSI_CK_QUEUE(s, q);
     qsi_queue_update_ready(q);
     e->handle = s->next_handle++;
+    QSI_CK_ENTRY(s, e);
     qsi_map_put(&s->inflight, NULL, (uint64_t)e->handle, e);
     t->in_flight++;
     t->deliveries++;
@@ -257,6 +262,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             if (job != t->cand_current)
                 QSI_CAND_RESET(t);
             t->job_current = job;
+            QSI_CK_XPORT(s, t);
             /* Done with this job for now: it leaves the job lists
              * (S-PRE-2).  A job whose message is not fully read
              * (QS_UNREAD, S-PFX-16) stays, since the next batch may bring
@@ -286,6 +292,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
         }
     }
     t->job_current = NULL;
+    QSI_CK_XPORT(s, t);
     return 0;
 }
 

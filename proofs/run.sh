@@ -213,9 +213,10 @@ unpack() {
 # unproved LOG: the functions (of the run's list FUNCTIONS) with a goal that
 # is not Valid in LOG.
 unproved() { # LOG FUNCTIONS
-    echo "$2" | tr ',' '\n' >"$1.fns"
+    # the lemmas' run (@lemma) reports its goals under the name "lemmas"
+    if [ "$2" = @lemma ]; then echo lemmas; else echo "$2" | tr ',' '\n'; fi >"$1.fns"
     awk -f proofs/summary.awk "$1.fns" "$1" | sed -n 's|^FAIL proofs/wp/\([^:]*\):.*|\1|p' |
-        grep -v -x -e other -e lemmas | list
+        grep -v -x -e other -e "$([ "$2" = @lemma ] && echo other || echo lemmas)" | list
 }
 
 summarise() { # LOGS...: the per-function summary and the total

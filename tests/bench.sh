@@ -230,34 +230,76 @@ fi
 
 # ---- 6. Postfix ----
 # Postfix's own queue manager on the same streams (tests/postfix: make
-# postfix-harness builds build/postfix/pfqmgr, or set PFQMGR), where it can
-# run them: a stream the harness calls inexpressible (e.g. one address for
-# two transports in one message) has no Postfix figure.  Both programs
-# parse the stream and print the trace, so the ratio is whole run against
-# whole run.
+# postfix-harness builds build/postfix/pfqmgr, or set PFQMGR).  The
+# harness refuses some situations as inexpressible (one address for two
+# transports in one message, tests/postfix/README.md): both programs then
+# run the stream's prefix before the first such line, at most PF_LINES
+# lines (callgrind on Postfix is slow: about 170k instructions a select);
+# a prefix under PF_MIN lines has no figure.  The two traces must be
+# identical, or there is no figure.  Postfix's instructions are counted
+# three ways (callgrind self cost by file):
+#   whole     the whole pfqmgr run (parsing and the trace included, as
+#             qsched's figure is)
+#   -harness  without the self cost of the harness's own stubs
+#             (tests/postfix/harness: event loop, in-memory queue files,
+#             delivery-agent IPC); Postfix's util/global code and libc stay
+#   qmgr      only the self cost of Postfix's src/qmgr files: the
+#             scheduler proper, without its libraries (a lower bound of
+#             what Postfix spends; the strictest comparison)
+# The ratio is qsched's whole run over each; the target (issue 16) is
+# <= 0.5 against the whole run of Postfix.
+PF_LINES=${BENCH_PF_LINES:-20000}
+PF_MIN=5000
 if ! skip postfix; then
-    echo "== 6. ratio to Postfix (instructions per select, whole run, same streams)"
+    echo "== 6. ratio to Postfix (instructions per select, same streams; prefix up to $PF_LINES lines)"
     pfq=${PFQMGR:-$top/build/postfix/pfqmgr}
-    if [ -x "$pfq" ] && [ $have_vg -eq 1 ] && [ -s "$out/ipc.dat" ]; then
-        printf '   %-12s %10s %10s %7s\n' shape qsched postfix ratio
+    if [ -x "$pfq" ] && [ $have_vg -eq 1 ] && command -v callgrind_annotate >/dev/null 2>&1; then
+        printf '   %-12s %6s %7s %7s %8s %8s %7s %6s %6s %6s\n' shape lines selects qsched \
+            pf-whole pf-harn pf-qmgr ratio r-harn r-qmgr
         : >"$out/postfix.dat"
-        while read -r mix ir n per; do
+        for mix in $MIXES; do
             f="$out/ipc-$mix.events"
-            if ! "$pfq" "$f" >"$out/pf.out" 2>"$out/pf.err" ||
-               ! "$Q" "$f" | cmp -s - "$out/pf.out"; then
-                printf '   %-12s %10s %10s  (%s)\n' "$mix" "$per" - \
-                    "$(head -1 "$out/pf.err" | sed 's/^[^ ]* //' | cut -c1-60)"
+            [ -s "$f" ] || gen_stream "$f" --seed "$SEED" --mix "$mix" --profile postfix --size 100000
+            p="$out/pf-$mix.events"
+            head -n "$PF_LINES" "$f" >"$p"
+            # cut before the first line the harness cannot express
+            if ! "$pfq" "$p" >/dev/null 2>"$out/pf.err"; then
+                bad=$(sed -n 's/^[^ ]* [^ ]*:\([0-9][0-9]*\): inexpressible.*/\1/p' "$out/pf.err" | head -1)
+                [ -n "$bad" ] && head -n $((bad - 1)) "$f" >"$p"
+            fi
+            lines=$(wc -l <"$p")
+            if [ "$lines" -lt $PF_MIN ] || ! "$pfq" "$p" >"$out/pf.out" 2>"$out/pf.err" ||
+               ! "$Q" "$p" | cmp -s - "$out/pf.out"; then
+                printf '   %-12s %6s  (no figure: %s)\n' "$mix" "$lines" \
+                    "$(sed 's/^[^ ]* [^ ]* //' "$out/pf.err" | head -1 | cut -c1-70)"
                 continue
             fi
-            pir=$(nice -n 10 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-                  "$pfq" "$f" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
-            ratio=$(awk -v a="$ir" -v b="$pir" 'BEGIN { printf "%.2f", a / b }')
-            mark=""; awk -v r="$ratio" 'BEGIN { exit !(r > 0.5) }' && { mark="  > 0.5"; status=1; }
-            printf '   %-12s %10s %10s %7s%s\n' "$mix" "$per" $((pir / n)) "$ratio" "$mark"
-            echo "$mix $per $((pir / n)) $ratio" >>"$out/postfix.dat"
-        done <"$out/ipc.dat"
+            n=$(selects "$p")
+            ir=$(callgrind_ir "$p")
+            nice -n 10 valgrind --tool=callgrind --callgrind-out-file="$out/pf.cg" \
+                "$pfq" "$p" >/dev/null 2>"$out/vg.err"
+            callgrind_annotate --auto=no --threshold=100 "$out/pf.cg" 2>/dev/null | awk '
+                /file:function/ { go = 1; next }
+                go && $1 ~ /^[0-9,]+$/ {
+                    v = $1; gsub(",", "", v); all += v
+                    if ($0 ~ /tests\/postfix\/harness\//) h += v
+                    else if ($0 ~ /\/src\/qmgr\//) q += v
+                }
+                END { printf "%.0f %.0f %.0f\n", all, all - h, q }' >"$out/pf.sum"
+            rm -f "$out/pf.cg"
+            pall=0; pharn=0; pq=0
+            read -r pall pharn pq <"$out/pf.sum"
+            if [ "$pq" -le 0 ]; then printf '   %-12s (callgrind failed)\n' "$mix"; continue; fi
+            r=$(awk -v a="$ir" -v b="$pall" 'BEGIN { printf "%.3f", a / b }')
+            rh=$(awk -v a="$ir" -v b="$pharn" 'BEGIN { printf "%.3f", a / b }')
+            rq=$(awk -v a="$ir" -v b="$pq" 'BEGIN { printf "%.2f", a / b }')
+            mark=""; awk -v r="$r" 'BEGIN { exit !(r > 0.5) }' && { mark="  > 0.5"; status=1; }
+            printf '   %-12s %6s %7s %7s %8s %8s %7s %6s %6s %6s%s\n' "$mix" "$lines" "$n" \
+                $((ir / n)) $((pall / n)) $((pharn / n)) $((pq / n)) "$r" "$rh" "$rq" "$mark"
+            echo "$mix $lines $n $((ir / n)) $((pall / n)) $((pharn / n)) $((pq / n)) $r $rh $rq" >>"$out/postfix.dat"
+        done
     else
-        echo "   (no Postfix harness at $pfq: make postfix-harness, or set PFQMGR)"
+        echo "   (no Postfix harness at $pfq, or no valgrind/callgrind_annotate: make postfix-harness, or set PFQMGR)"
     fi
 fi
 

@@ -181,6 +181,8 @@ static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
 static int domain_cmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
+        if (*a == *b && *a)
+            continue; /* equal bytes fold equally: the usual case */
         int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
         int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
         if (ca != cb || !ca)
@@ -193,17 +195,15 @@ static int domain_cmp(const char *a, const char *b)
 static uint64_t key_prefix(const char *key, int lower, int *ended)
 {
     uint64_t prefix = 0;
-    int i, end = 0;
-    for (i = 0; i < 8; i++) {
-        unsigned char c = end ? 0 : (unsigned char)key[i];
-        if (c == 0)
-            end = 1;
+    int i;
+    for (i = 0; i < 8 && key[i]; i++) {
+        unsigned char c = (unsigned char)key[i];
         if (lower && c >= 'A' && c <= 'Z')
             c = (unsigned char)(c - 'A' + 'a');
         prefix = prefix << 8 | c;
     }
-    *ended = end;
-    return prefix;
+    *ended = i < 8;
+    return i ? prefix << 8 * (8 - i) : 0; /* NUL-padded to 8 bytes */
 }
 
 /* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts

@@ -20,7 +20,7 @@ out=build/fuzz
 # the core as the Makefile lists it (CORE_SRC), with the parser and printers
 core="$(make -s -p -n 2>/dev/null | sed -n 's/^CORE_SRC *:\{0,1\}= *//p' | head -1) src/events.c src/trace.c"
 case $core in src/*) ;; *) echo "FAIL replay: no CORE_SRC in the Makefile"; exit 1;; esac
-flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -D_POSIX_C_SOURCE=200809L -DQSCHED_CROSSCHECK -Isrc -Ifuzz"
+flags="-std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -D_POSIX_C_SOURCE=200809L -DQSCHED_CROSSCHECK -DQS_CONTRACT_CHECKS -Isrc -Ifuzz"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -24,9 +24,11 @@ BMC_FLAGS    ?=
 
 .PHONY: bmc bmc-deep bmc-mutants bmc-tools
 
+# The core as the checker runs it checks the kernels' ACSL contracts at
+# every call (-DQS_CONTRACT_CHECKS, src/kernels_rtc.h): a violation aborts.
 $(BMC_OUT)/core/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DQS_CONTRACT_CHECKS -c -o $@ $<
 
 $(BMC_OUT)/tool/%.o: proofs/bmc/%.c proofs/bmc/bmc.h $(wildcard src/*.h)
 	@mkdir -p $(dir $@)

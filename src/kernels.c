@@ -36,6 +36,16 @@
  */
 #include <math.h>
 #include "kernels.h"
+/* Run-time contract checks (issue 15; proofs/README.md "Run-time checks").
+ * Only with -DQS_CONTRACT_CHECKS, which the sanitizer build of make check,
+ * the fuzz builds and the model checker's build pass: the kernels below are
+ * then compiled as K_unchecked, and the second inclusion at the end of this
+ * file defines each K as "check the requires, call, check the ensures", the
+ * checks generated from these very contracts by proofs/rtc/gen.py.  The
+ * product build never sees the header. */
+#ifdef QS_CONTRACT_CHECKS
+#include "kernels_rtc.h"
+#endif
 
 /*@
   // Two facts of real arithmetic used by the bounds of qs_fb_value; both
@@ -559,3 +569,9 @@ long long qs_pool_unused(long long job_limit, long long job_count,
     long long msg_unused = msg_limit - msg_count;
     return msg_unused < job_unused ? msg_unused : job_unused;
 }
+
+/* The checked kernels (see the top of this file); product builds skip it. */
+#ifdef QS_CONTRACT_CHECKS
+#define QS_RTC_WRAPPERS
+#include "kernels_rtc.h"
+#endif

@@ -120,7 +120,7 @@ FLOAT_KERNELS=qs_success_step,qs_failure_step,qs_cohort_dead
 REAL_KERNELS=qs_fb_value,qs_cohort_add
 # The nonlinear integer and real goals (products of two unknowns) take a
 # few seconds alone and may need more under load: these get 3x the time.
-SLOW_FCTS="qs_score_better qs_score_cannot_improve candidate_consider
+SLOW_FCTS="qs_score_better qs_score_cannot_improve candidate_consider cix_consider
            job_candidate_scan job_stack_push proof_charge_select_refund"
 # proofs/why3/qsched.driver binds the shared slot arithmetic of kernels.h
 # (axiomatic QsSlots) to its Why3 definitions (proofs/why3/qsched/).

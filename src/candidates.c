@@ -488,15 +488,9 @@ int qsi_tix_after(const qs_job *a, const qs_job *b)
 
 /* ---- the query ---- */
 
-/* The state of one query: the best job so far and its exact score as the
- * pair (delay, total), never a rounded quotient, so comparisons are the
- * kernels' exact ones (a float would make near-ties order-dependent). */
-typedef struct cix_best {
-    qs_sched *s;
-    int64_t max_slots;
-    qs_job *job;
-    int64_t delay, total;
-} cix_best;
+/* The state of one query (cix_best: the best job so far and its exact
+ * score) and the contract of cix_consider: candidates_contracts.h. */
+#include "candidates_contracts.h"
 
 /* S-PRE-5, S-PRE-6 at one job: the walk's test, verbatim (preempt.c). */
 static void cix_consider(cix_best *b, qs_job *job)

@@ -1,0 +1,65 @@
+/*
+ * src/candidates_contracts.h - the ACSL contract of the candidate index's
+ * call into the kernels (issue 15, item 1: every kernel precondition is
+ * proved at its call site).
+ *
+ * Owns: the query state cix_best (moved here from candidates.c so that the
+ * contract can name it) and the contract of cix_consider, which calls
+ * qs_candidate_fits and qs_score_better for one job.  WP proves it as
+ * compiled through proofs/wp/candidates.c (proofs/run.sh), hence the two
+ * kernels' preconditions at that call.  Included by candidates.c only.
+ * The third call, qs_score_better on a subtree's score bound in
+ * cix_visit, is not proved: it needs the tree's aggregates as an inductive
+ * predicate (proofs/README.md).
+ */
+#ifndef QSCHED_CANDIDATES_CONTRACTS_H
+#define QSCHED_CANDIDATES_CONTRACTS_H
+
+/* The state of one query: the best job so far and its exact score as the
+ * pair (delay, total), never a rounded quotient, so comparisons are the
+ * kernels' exact ones (a float would make near-ties order-dependent). */
+typedef struct cix_best {
+    qs_sched *s;
+    int64_t max_slots;
+    qs_job *job;
+    int64_t delay, total;
+} cix_best;
+
+/*@
+  requires valid:   \valid(b) && \valid_read(b->s) &&
+                    \separated(b, b->s, job, job->message, job->transport);
+  requires job:     qs_job_counts_ok(job) && qs_job_queued_ok(job, b->s->now);
+  requires best:    b->job == \null ||
+                    (1 <= b->total <= QS_COUNT_MAX &&
+                     0 <= b->delay <= QS_DELAY_SAFE);
+  assigns b->job, b->delay, b->total;
+  // What the query keeps: the best so far stays in the kernels' ranges.
+  ensures best:     b->job == \null ||
+                    (1 <= b->total <= QS_COUNT_MAX &&
+                     0 <= b->delay <= QS_DELAY_SAFE);
+  behavior skipped:
+    assumes job->child_head != \null || qs_is_blocker(job);
+    ensures kept: b->job == \old(b->job) && b->delay == \old(b->delay) &&
+                  b->total == \old(b->total);
+  behavior better:
+    assumes job->child_head == \null && !qs_is_blocker(job);
+    assumes 1 <= qs_needed(job) <= b->max_slots;
+    assumes b->job == \null ||
+            qs_delay(job, b->s->now) * b->total > b->delay * qs_total(job);
+    // (the job's score as it was on entry: cix_consider writes only b)
+    ensures taken: b->job == job &&
+                   b->delay == \old(qs_delay(job, b->s->now)) &&
+                   b->total == \old(qs_total(job));
+  behavior not_better:
+    assumes job->child_head == \null && !qs_is_blocker(job);
+    assumes !(1 <= qs_needed(job) <= b->max_slots) ||
+            !(b->job == \null ||
+              qs_delay(job, b->s->now) * b->total > b->delay * qs_total(job));
+    ensures kept: b->job == \old(b->job) && b->delay == \old(b->delay) &&
+                  b->total == \old(b->total);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static void cix_consider(cix_best *b, qs_job *job);
+
+#endif

@@ -78,13 +78,13 @@
     assumes form == QS_FB_CONC;
     ensures full_at_one: window == 1 ==> \result == base;
     // The one result: x/N rounded to a double (IEEE model, see above).
-    ensures exact: \result == (double)(base / (double)window);
+    check ensures exact: \result == (double)(base / (double)window);
   behavior per_sqrt_window:
     assumes form == QS_FB_SQRT;
     ensures full_at_one: window == 1 ==> \result == base;
     // The one result: x divided by the double sqrt(N) that libm returns
     // (correctly rounded, IEEE 754), rounded to a double.
-    ensures exact: \result == (double)(base / (double)\sqrt((double)window));
+    check ensures exact: \result == (double)(base / (double)\sqrt((double)window));
   behavior constant:
     assumes form != QS_FB_CONC && form != QS_FB_SQRT;
     ensures value: \result == base;
@@ -270,7 +270,7 @@ int qs_failure_step(int window, double f, int guard,
   ensures grows:    \le_double(fail_cohorts, \result);
   // The one result: 1/window rounded to a double, added to fail_cohorts
   // and rounded again (IEEE, round to nearest), proved in WP's IEEE model.
-  ensures exact:    \result ==
+  check ensures exact: \result ==
     (double)(fail_cohorts + (double)(1.0 / (double)window));
 */
 double qs_cohort_add(double fail_cohorts, int window)

@@ -336,7 +336,8 @@ def clauses(text):
         if stmt.startswith("assumes "):
             assumes.append(stmt[len("assumes "):])
             continue
-        m = re.fullmatch(r"(requires|ensures) (?:(\w+):)?\s*(.*)", stmt)
+        # `check ensures` (proved, not assumed by callers) is checked too
+        m = re.fullmatch(r"(?:check )?(requires|ensures) (?:(\w+):)?\s*(.*)", stmt)
         if m:
             out.append((m.group(1), m.group(2) or "unnamed", m.group(3),
                         list(assumes) if assumes is not None else []))

@@ -19,7 +19,7 @@ VERSION := 1.0.0
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
-            src/assign.c src/check.c
+            src/assign.c src/check.c src/readings.c
 # Around the core: parser, printers, generator, verifier, CLI.
 CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c
 MAIN_SRC := src/main.c

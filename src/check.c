@@ -85,7 +85,16 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
     const qs_job *j, *c;
     int64_t nl = 0, nt = 0;
     int current_seen = t->job_current == NULL;
+    int walk_seen = 0;
     for (j = t->jhead; j; j = j->lnext) {
+        /* S-PRE-2: every job before where selection starts is a blocker
+         * (NULL: every job is). */
+        if (j == t->job_walk)
+            walk_seen = 1;
+        CHECK(walk_seen || QS_IS_BLOCKER(j),
+              "transport %s: job %s before where selection starts (%s) is "
+              "not a blocker", t->name, j->message->id,
+              t->job_walk ? t->job_walk->message->id : "nowhere");
         CHECK(j->transport == t && j->stack_level >= 0,
               "transport %s: job %s on the list with level %d", t->name,
               j->message->id, j->stack_level);
@@ -123,6 +132,9 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
         nl++;
     }
     CHECK(current_seen, "transport %s: current job not on the job list",
+          t->name);
+    CHECK(walk_seen || t->job_walk == NULL,
+          "transport %s: selection starts at a job not on the job list",
           t->name);
     for (j = t->thead; j; j = j->tnext) {
         CHECK(j->stack_level >= 0, "transport %s: retired job %s on the "
@@ -345,9 +357,16 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
-    sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-              (long long)s->next_handle, (long long)s->in_core,
-              s->rr ? s->rr->name : "-");
+    /* R-2: where round robin resumes is kept as the transport after which
+     * it starts (last) or the one at which it starts (next). */
+    if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
+        sb_printf(&b, "T%lld H%lld C%lld L%s|", (long long)s->now,
+                  (long long)s->next_handle, (long long)s->in_core,
+                  s->rr_last ? s->rr_last->name : "-");
+    else
+        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
+                  (long long)s->next_handle, (long long)s->in_core,
+                  s->rr ? s->rr->name : "-");
     for (m = s->active_head; m; m = m->next)
         sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
                   "x%lld;", m->id, (long long)m->queued_time, m->cur_group,

@@ -49,10 +49,15 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 /* S-CON-13: Postfix discards an in-core queue when it is empty and alive;
  * a new one starts again from the initial window.  Dead queues stay until
  * they revive. */
-void qsi_queue_free_if_idle(qs_queue *q)
+void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->dead || q->todo || q->busy)
+        return;
+    /* R-1 idle_window: Postfix forgets an idle destination (discard); the
+     * document, which never says so, can be read as keeping its window
+     * (keep). */
+    if (QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP)
         return;
     if (q->ready)
         t->ready_queues--;
@@ -136,10 +141,12 @@ static void queue_die(qs_sched *s, qs_queue *q)
     qsi_emit(s, &r);
     qsi_queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
-     * the blockers it caused; their entries there are gone.  S-PFX-10:
-     * Postfix only stops counting the queue as a blocker (below). */
+     * the blockers that have peers there (R-13; before its entries are
+     * deferred, while they still show which jobs those are): their entries
+     * there are gone.  S-PFX-10: Postfix only stops counting the queue as
+     * a blocker (below). */
     if (!qsi_postfix(s) && q->blocker_tag == t->blocker_tag) {
-        qsi_blocker_release_all(s, t, q);
+        qsi_blocker_release(s, t, q);
         released = 1;
     }
     while (q->todo_head)
@@ -166,12 +173,17 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
         return;
     }
     if (qsi_postfix(s)) {
-        /* S-PFX-5: fail_cohorts reset on every positive feedback. */
-        q->fail_cohorts = 0;
+        /* S-PFX-5: fail_cohorts reset on every positive feedback (R-6
+         * safety_cohort_reset = done, the postfix profile's default). */
+        if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS)
+            q->fail_cohorts = 0;
         /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
          * with busy still counting this delivery (S-PFX-6). */
         if ((t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
             qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
+            if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
+                QRV_SAFETY_SKIPS_RESET)
+                q->fail_cohorts = 0;
             g = qs_fb_value(t->pos.form, t->pos.base, q->window);
             q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,
                                         &q->success, &q->failure);
@@ -182,6 +194,10 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
         g = qs_fb_value(t->pos.form, t->pos.base, q->window);
         q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
                                     &q->success, &q->failure);
+    } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS) {
+        /* R-6 safety_cohort_reset = done: the safety rule holds back the
+         * window only; "fail_cohorts = 0" still runs. */
+        q->fail_cohorts = 0;
     }
     trace_window(s, q, old);
     qsi_queue_update_ready(q);

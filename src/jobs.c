@@ -31,14 +31,14 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
 {
     qs_transport *t = job->transport;
     qs_message *m = job->message;
-    qs_job *prev, *next, *current = t->job_current, *unread;
+    qs_job *prev, *next, *walk = t->job_walk, *unread;
 
     for (next = NULL, prev = t->jtail; prev; next = prev, prev = prev->lprev) {
         if (prev->parent == NULL &&
             m->queued_time - prev->message->queued_time >= 0)
             break;
-        if (current == prev)
-            current = NULL;
+        if (walk == prev)
+            walk = NULL;
     }
     job->lprev = prev;
     job->lnext = next;
@@ -70,9 +70,15 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         t->ttail = job;
 
     job->stack_level = 0;
-    /* Linked in front of the current job: it becomes the current job. */
-    if (current == NULL)
-        t->job_current = job;
+    /* Linked in front of where selection starts (or every job is a
+     * blocker): selection starts at the new job.  R-14: it also becomes
+     * the current job under walk_start (Postfix); under last_selected the
+     * current job stays the job selected last. */
+    if (walk == NULL) {
+        t->job_walk = job;
+        if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+            t->job_current = job;
+    }
     /* Linked in front of the first unread job: that job first returns its
      * unused slots to the pool (S-MEM-5). */
     if (unread == NULL) {
@@ -91,13 +97,29 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         qsi_trace_job(s, QS_T_RELINK, job);
 }
 
-static void job_unlink(qs_job *job)
+static void job_unlink(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
     /* Children of a level-0 job learn that their parent is gone. */
     qsi_job_parent_gone(job, NULL);
-    if (t->job_current == job)
-        t->job_current = job->lnext;
+    if (t->job_walk == job)
+        t->job_walk = job->lnext;
+    /* R-7 current_when_gone: the job after it (Postfix), the head of the
+     * list, or no current job until the next selection.  (The document:
+     * "the job whose entry was selected the last time".) */
+    if (t->job_current == job) {
+        switch (QS_READING(s, QR_CURRENT_WHEN_GONE)) {
+        case QRV_GONE_HEAD:
+            t->job_current = t->jhead != job ? t->jhead : job->lnext;
+            break;
+        case QRV_GONE_NONE:
+            t->job_current = NULL;
+            break;
+        default:
+            t->job_current = job->lnext;
+            break;
+        }
+    }
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -125,7 +147,7 @@ void qsi_job_retire(qs_sched *s, qs_job *job)
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
     qsi_job_move_limits(s, job);
-    job_unlink(job);
+    job_unlink(s, job);
     qsi_trace_job(s, QS_T_RETIRE, job);
 }
 
@@ -157,9 +179,14 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     }
     if (job->stack_level < 0)
         job_link(s, job, revived);
+    /* The job may have been a blocker anywhere before where selection
+     * starts: the next walk starts at the head (S-PRE-11).  R-14: under
+     * walk_start (Postfix) the head also becomes the current job. */
     if (QS_IS_BLOCKER(job)) {
         job->blocker_tag = 0;
-        t->job_current = t->jhead;
+        t->job_walk = t->jhead;
+        if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+            t->job_current = t->jhead;
     }
     return job;
 }
@@ -170,7 +197,7 @@ void qsi_job_free(qs_sched *s, qs_job *job)
         qsi_job_pop(s, job);
     qsi_job_move_limits(s, job);
     if (job->stack_level >= 0)
-        job_unlink(job);
+        job_unlink(s, job);
     qs_map_destroy(&job->peers);
     free(job);
 }

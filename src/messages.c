@@ -139,9 +139,14 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qsi_qlist_unlink(&q->todo_head, &q->todo_tail, e);
     q->todo--;
     p->refcount--;
-    /* Dealt with: it counts as selected (as in Postfix), so the job's
-     * entry total - the score denominator - still includes it. */
-    job->selected_entries++;
+    /* R-12 deferred_entries: dealt with, it counts as selected (as in
+     * Postfix), so the job's entry total - the score denominator, the
+     * S-PRE-3 gate - still includes it (selected); or it leaves the job's
+     * entry count as if never read (forgotten). */
+    if (QS_READING(s, QR_DEFERRED_ENTRIES) == QRV_DEFERRED_FORGOTTEN)
+        job->read_entries--;
+    else
+        job->selected_entries++;
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;
@@ -203,7 +208,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
      * may have deferred the peer's other entries. */
     p->refcount--;
     qsi_peer_free_if_unused(p);
-    qsi_queue_free_if_idle(q);
+    qsi_queue_free_if_idle(s, q);
     free(e);
     qsi_message_schedule_check(s, m);
     qsi_run_checks(s);

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include "params.h"
 #include "kernels.h"
+#include "readings.h"
 
 enum qp_type { T_INT, T_TIME, T_FEEDBACK, T_BOOL };
 
@@ -107,6 +108,7 @@ struct qp_override {
 struct qs_params {
     long long value[QP_NUM_PARAMS];
     qs_feedback fb[QP_NUM_PARAMS];
+    int reading[QR_COUNT];   /* value index, or -1: the profile's default */
     struct qp_override *ov;
     size_t nov, cap;
 };
@@ -299,6 +301,8 @@ qs_params *qs_params_new(void)
         if (parse_value(id, qp_defs[id].def, &p->value[id], &p->fb[id], NULL,
                         0) < 0)
             abort(); /* the table above is wrong: a build defect */
+    for (id = 0; id < QR_COUNT; id++)
+        p->reading[id] = -1;
     return p;
 }
 
@@ -350,6 +354,28 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
     qs_feedback fb = {0, 0, 0};
     const char *us;
     size_t i;
+    /* The named readings (spec/readings.md): qsched_reading_NAME = WORD. */
+    if (strncmp(name, "qsched_reading_", 15) == 0) {
+        int r = qs_reading_find(name), v;
+        if (r < 0) {
+            set_err(err, errlen, "unknown reading \"%s\" (qsched -d lists "
+                    "them)%s", name, "");
+            return -1;
+        }
+        if ((v = qs_reading_value_find((size_t)r, value)) < 0) {
+            char words[96] = "";
+            size_t k;
+            for (k = 0; k < qs_reading_nvalues((size_t)r); k++) {
+                if (k)
+                    strcat(words, "|");
+                strcat(words, qs_reading((size_t)r)->values[k]);
+            }
+            set_err(err, errlen, "bad value \"%s\" (want %s)", value, words);
+            return -1;
+        }
+        p->reading[r] = v;
+        return 0;
+    }
     /* Global names first: they win over a transport named "default" or
      * "initial". */
     for (id = 0; id < QP_NUM_PARAMS; id++) {
@@ -407,9 +433,30 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
     return -1;
 }
 
-size_t qs_params_count(void) { return QP_NUM_PARAMS; }
-const char *qs_params_name(size_t i) { return qp_defs[i].global_name; }
-const char *qs_params_default(size_t i) { return qp_defs[i].def; }
+/* The parameters of main.cf, then the named readings (document profile
+ * defaults). */
+size_t qs_params_count(void) { return QP_NUM_PARAMS + QR_COUNT; }
+
+const char *qs_params_name(size_t i)
+{
+    if (i >= QP_NUM_PARAMS)
+        return qs_reading(i - QP_NUM_PARAMS)->param;
+    return qp_defs[i].global_name;
+}
+
+const char *qs_params_default(size_t i)
+{
+    if (i >= QP_NUM_PARAMS) {
+        const qs_reading_def *d = qs_reading(i - QP_NUM_PARAMS);
+        return d->values[d->def_document];
+    }
+    return qp_defs[i].def;
+}
+
+int qs_param_reading(const qs_params *p, int r)
+{
+    return r >= 0 && r < QR_COUNT ? p->reading[r] : -1;
+}
 
 static const struct qp_override *find_override(const qs_params *p,
                                                const char *transport, int id)

@@ -64,12 +64,17 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     r.a = job->slots_used;
     if (parent) {
         int64_t before = parent->slots_available;
-        parent->slots_available =
-            qs_slots_refund(before, job->slots_used, t->slot_cost,
-                            job->stack_level, parent->stack_level);
+        /* R-10 pop_refund: the document never gives slots back (it only
+         * says the counter is decreased "by the amount used by the
+         * candidate"); qsched refunds as Postfix does (yes). */
+        if (QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES)
+            parent->slots_available =
+                qs_slots_refund(before, job->slots_used, t->slot_cost,
+                                job->stack_level, parent->stack_level);
         r.msg2 = parent->message->id;
-        r.b = parent->slots_available != before ||
-              job->stack_level == parent->stack_level + 1;
+        r.b = QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES &&
+              (parent->slots_available != before ||
+               job->stack_level == parent->stack_level + 1);
         r.c = parent->slots_available;
         child_unlink(parent, job);
         job->parent = NULL;
@@ -86,26 +91,46 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
 {
     qs_transport *t = current->transport;
     qs_job *job, *best = NULL;
-    int64_t best_delay = 0, best_total = 1, max_slots;
+    int64_t best_delay = 0, best_total = 1, max_slots, fit_max;
+    int plus_one =
+        QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES ? 1 : 0;
 
     max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
                                        current->selected_entries,
                                        current->slots_available,
                                        t->slot_cost);
     *out_max = max_slots;
-    if (max_slots <= 0)
+    /* R-3 candidate_fit: "no more than" that number of slots (needed <=
+     * max_slots), or the document's other sentence, "less than" it.  With
+     * R-9 slot_division = exact, max_slots is the exact quotient X/k, X =
+     * MIN - selected + counter; for a whole number of slots needed,
+     * needed < X/k <=> needed <= (X - 1)/k in integers. */
+    fit_max = max_slots;
+    if (QS_READING(s, QR_CANDIDATE_FIT) == QRV_FIT_LESS_THAN)
+        fit_max = QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_EXACT
+                      ? qs_candidate_max_slots(QS_MIN_ENTRIES(current),
+                                               current->selected_entries + 1,
+                                               current->slots_available,
+                                               t->slot_cost)
+                      : max_slots - 1;
+    if (fit_max <= 0)
         return NULL;
     /* Only jobs after the current one: jobs before it are blockers or its
      * own stack children.  Jobs that are themselves preempted (have
      * children) and blockers are not candidates. */
     for (job = current->lnext; job; job = job->lnext) {
         int64_t total, needed, delay;
-        if (job->child_head || QS_IS_BLOCKER(job))
+        /* R-11 preempted_candidates: excluded (Postfix) or included. */
+        if ((job->child_head && QS_READING(s, QR_PREEMPTED_CANDIDATES) ==
+                                    QRV_PREEMPTED_EXCLUDED) ||
+            QS_IS_BLOCKER(job))
             continue;
         total = QS_MAX_ENTRIES(job);
         needed = total - job->selected_entries;
-        delay = s->now - job->message->queued_time + 1;
-        if (qs_candidate_fits(needed, max_slots) &&
+        /* R-8 score_wait_plus_one: Postfix's + 1 (yes), or the document's
+         * time since enqueue alone (no). */
+        delay = s->now - job->message->queued_time + plus_one;
+        if (qs_candidate_fits(needed, fit_max) &&
             (!best || qs_score_better(delay, total, best_delay, best_total))) {
             best = job;
             best_delay = delay;
@@ -137,6 +162,44 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
     return best;
 }
 
+/* S-PRE-3: is a preemption attempted at all?  With qsched's readings this
+ * is the kernel qs_preempt_gate: counter > 0 and MAX >= min_slots x k. */
+static int preempt_gate(const qs_sched *s, const qs_job *current)
+{
+    const qs_transport *t = current->transport;
+    int64_t counter = current->slots_available;
+    int64_t max_entries = QS_MAX_ENTRIES(current);
+    /* R-5 preempt_credit: no attempt while the counter is <= 0 (required,
+     * Postfix), or the document's silence: attempt anyway (ignored). */
+    if (QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_IGNORED)
+        counter = 1;
+    /* R-4 min_slots_gate: "could never accumulate more than
+     * transport_minimum_delivery_slots" read as "at least" (the parameter
+     * reference, Postfix), or literally: attempt only if MAX/k > minimum,
+     * i.e. MAX - 1 >= minimum x k. */
+    if (QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_MORE_THAN) {
+        if (max_entries < 1)
+            return 0;
+        max_entries--;
+    }
+    return qs_preempt_gate(counter, max_entries, t->min_slots, t->slot_cost);
+}
+
+/* S-PRE-7: the preemption test.  R-9 slot_division: counter / k in
+ * integers (Postfix, the kernel), or exactly: counter/k + loan >= needed x
+ * (100 - discount)/100 multiplied out by 100 k. */
+static int preempt_fires(const qs_sched *s, const qs_job *current,
+                         int64_t needed)
+{
+    const qs_transport *t = current->transport;
+    if (QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_EXACT)
+        return 100 * (current->slots_available +
+                      (int64_t)t->slot_loan * t->slot_cost) >=
+               needed * t->slot_cost * (100 - t->slot_discount);
+    return qs_preempt_fires(current->slots_available, t->slot_cost,
+                            t->slot_loan, t->slot_discount, needed);
+}
+
 /* S-PRE-3 .. S-PRE-8: try to preempt the current job. */
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
 {
@@ -145,8 +208,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     int64_t needed, delay, total, max_slots;
     qs_trace r;
 
-    if (!qs_preempt_gate(current->slots_available, QS_MAX_ENTRIES(current),
-                         t->min_slots, t->slot_cost))
+    if (!preempt_gate(s, current))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
     if (!job) {
@@ -178,8 +240,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.c = t->slot_cost;
     r.d = t->slot_loan;
     r.e = t->slot_discount;
-    if (!qs_preempt_fires(current->slots_available, t->slot_cost,
-                          t->slot_loan, t->slot_discount, needed)) {
+    if (!preempt_fires(s, current, needed)) {
         s->stats.preempt_refused++;
         qsi_emit(s, &r);
         return current;
@@ -188,6 +249,11 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * current job, and becomes its child one level deeper. */
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
+    else if (job->child_head)
+        /* R-11 preempted_candidates = included: a preempted job that
+         * preempts hands its children on as if it left its stack
+         * (S-PRE-10: they become orphans, keeping their levels). */
+        qsi_job_parent_gone(job, NULL);
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -207,7 +273,14 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     job->preempted_serial = current->serial;
     child_append(current, job);
     job->stack_level = current->stack_level + 1;
-    t->job_current = job;
+    /* Selection continues at the preempting job, which sits where the
+     * current job was if the walk was to start there (otherwise a job
+     * before it was released: the walk starts at the head, S-PRE-2).
+     * R-14: it becomes the current job at once (walk_start, Postfix) or
+     * when its entry is selected (last_selected). */
+    t->job_walk = t->job_walk == current ? job : t->jhead;
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+        t->job_current = job;
     /* The preempted job pays up front; the child counts the difference
      * between what it uses and what was paid (slots_used = -needed). */
     current->slots_available =

@@ -176,6 +176,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         return NULL;
     }
     s->profile = profile;
+    /* The named readings: the stream's choice, else the profile's. */
+    for (i = 0; i < QR_COUNT; i++) {
+        int v = qs_param_reading(p, (int)i);
+        s->reading[i] = (unsigned char)(v >= 0 ? v : qs_reading_default(
+                                             i, profile == QS_PROFILE_POSTFIX));
+    }
     s->sink = sink;
     s->ctx = ctx;
     s->next_handle = 1;
@@ -261,7 +267,7 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
         qsi_blocker_update(s, q);
-        qsi_queue_free_if_idle(q);
+        qsi_queue_free_if_idle(s, q);
     }
     return 0;
 }

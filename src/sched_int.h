@@ -17,6 +17,7 @@
 #include "qsched.h"
 #include "params.h"
 #include "map.h"
+#include "readings.h"
 
 typedef struct qs_entry qs_entry;
 typedef struct qs_peer qs_peer;
@@ -97,7 +98,12 @@ struct qs_transport {
     /* job lists */
     qs_job *jhead, *jtail;    /* scheduler's list */
     qs_job *thead, *ttail;    /* by-time list */
-    qs_job *job_current, *job_next_unread;
+    /* job_current: the job that may be preempted (S-PRE-2; by default the
+     * job whose entry was selected last, reading R-14).  job_walk: where
+     * entry selection starts; every job before it on the scheduler's list
+     * is a blocker, NULL means every job is (S-PRE-2).  Under reading
+     * current_job = walk_start (the postfix profile) they are one. */
+    qs_job *job_current, *job_walk, *job_next_unread;
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
                                  most extra_rcpt_limit: S-MEM-6) */
@@ -139,6 +145,9 @@ struct qs_message {
 struct qs_sched {
     qs_params *params;
     int profile;
+    /* the named readings in force (readings.h, spec/readings.md): what the
+     * stream set, else the profile's default */
+    unsigned char reading[QR_COUNT];
     qs_trace_sink sink;
     void *ctx;
     int64_t now;
@@ -146,8 +155,10 @@ struct qs_sched {
     int64_t next_handle;
     /* global parameters */
     int64_t active_limit, msg_rcpt_limit, msg_rcpt_minimum, min_backoff;
-    /* transports, in creation order; rr: where round robin starts */
-    qs_transport *xhead, *xtail, *rr;
+    /* transports, in creation order; rr: where round robin starts
+     * (reading transport_rr = next), rr_last: the transport of the last
+     * round-robin delivery (transport_rr = last, S-PRE-14) */
+    qs_transport *xhead, *xtail, *rr, *rr_last;
     size_t ntransports;
     qs_map transports;
     /* messages */
@@ -167,6 +178,10 @@ struct qs_sched {
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
 };
+
+/* The value of a named reading (readings.h), e.g.
+ * QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP. */
+#define QS_READING(s, r) ((int)(s)->reading[(r)])
 
 #define QS_HAS_ENTRIES(j) ((j)->selected_entries < (j)->read_entries)
 /* S-MEM-8: estimates the scheduler may use with unread recipients. */
@@ -198,7 +213,7 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_update_ready(qs_queue *q);
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
-void qsi_queue_free_if_idle(qs_queue *q);
+void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy);
 void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome);
 
@@ -220,7 +235,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
 
 /* select.c: blockers */
-void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q);
+void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q);
 void qsi_blocker_update(qs_sched *s, qs_queue *q);
 
 /* memory.c: recipient limits, pools, the active queue */

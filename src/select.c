@@ -13,25 +13,67 @@
 #include <string.h>
 #include "sched_int.h"
 
-void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
+/* A job whose peer on q makes it one of the jobs that "have peers for
+ * that destination" (reading R-13 blocker_release): a pending entry there
+ * (pending), or any entry there, pending or in flight (peer). */
+static void release_job_of(const qs_entry *e, int *released)
+{
+    qs_job *job = e->peer->job;
+    if (QS_IS_BLOCKER(job)) {
+        job->blocker_tag = 0;
+        *released = 1;
+    }
+}
+
+/* S-PRE-12: release blockers because of destination q.  Document: "all
+ * jobs which have peers for that destination are unblocked at once"
+ * (R-13 blocker_release = pending: the blockers with a pending entry at
+ * q), and the current job stays the job selected last (R-14 current_job =
+ * last_selected); only the walk must go back far enough to reach them.
+ * S-PFX-13 (postfix profile: blocker_release = all, current_job =
+ * walk_start): every blocker of the transport is released (a tag bump)
+ * and selection restarts at the head, which becomes the current job. */
+void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 {
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
-    t->blocker_tag += 2;
-    t->job_current = t->jhead;
+    int released = 0;
+    qs_entry *e;
+    switch (QS_READING(s, QR_BLOCKER_RELEASE)) {
+    case QRV_RELEASE_ALL:
+        t->blocker_tag += 2;
+        released = 1;
+        break;
+    default:
+        /* pending, and for peer also the jobs with deliveries in flight */
+        for (e = q->todo_head; e; e = e->qnext)
+            release_job_of(e, &released);
+        if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_PEER)
+            for (e = q->busy_head; e; e = e->qnext)
+                release_job_of(e, &released);
+        break;
+    }
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START) {
+        t->job_current = t->jhead;
+        t->job_walk = t->jhead;
+    } else if (released) {
+        /* A released job may sit anywhere before the walk's start: the
+         * next walk starts at the head and skips the blockers. */
+        t->job_walk = t->jhead;
+    }
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
 }
 
-/* A queue that blocked jobs can take more: release every blocker of the
- * transport at once (the next selection re-marks those still blocked). */
+/* A queue that blocked jobs can take more: release blockers (S-PRE-12;
+ * the next selection re-marks those still blocked). */
 void qsi_blocker_update(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->blocker_tag != t->blocker_tag)
         return;
     if (!q->dead && q->window > q->busy && q->todo > 0)
-        qsi_blocker_release_all(s, t, q);
+        qsi_blocker_release(s, t, q);
     if ((!q->dead && q->window > q->busy) || q->dead)
         q->blocker_tag = 0;
 }
@@ -115,18 +157,21 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_emit(s, &r);
 }
 
-/* S-PRE-2: the transport's job list in order from the current job. */
+/* S-PRE-2: the transport's job list in order, from the first job that is
+ * not known to be a blocker (job_walk); the current job may be preempted
+ * first. */
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
 {
-    qs_job *job = t->job_current, *next;
+    qs_job *job, *next;
     qs_peer *p;
-    if (!job)
-        return 0;
-    /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates). */
-    if (t->slot_cost >= 2)
-        job = qsi_job_preempt(s, job);
-    for (; job; job = next) {
+    if (!t->job_walk)
+        return 0; /* every job is a blocker */
+    /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates).  It moves
+     * the preempting job in front of the current job and sets job_walk. */
+    if (t->slot_cost >= 2 && t->job_current)
+        qsi_job_preempt(s, t->job_current);
+    for (job = t->job_walk; job; job = next) {
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
             continue;
@@ -135,7 +180,10 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             /* S-PRE-4: the counter grows by one per selected entry. */
             job->slots_available++;
             job->slots_used++;
+            /* "The job whose entry was selected the last time is the so
+             * called current job"; the jobs the walk passed are blockers. */
             t->job_current = job;
+            t->job_walk = job;
             if (!QS_HAS_ENTRIES(job) && job->message->rcpt_unread == 0)
                 qsi_job_retire(s, job);
             return 1;
@@ -153,7 +201,12 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             qsi_job_retire(s, job);
         }
     }
-    t->job_current = NULL;
+    /* Every job is a blocker.  R-14: the job selected last stays the
+     * current job (last_selected); Postfix has no current job then
+     * (walk_start). */
+    t->job_walk = NULL;
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+        t->job_current = NULL;
     return 0;
 }
 
@@ -174,12 +227,21 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
             found = transport_entry_select(s, t, out);
     } else if (s->rr) {
         size_t i;
-        t = s->rr;
+        /* R-2 transport_rr: "starts at the transport after the one that
+         * gave the previous round-robin delivery", that transport's
+         * successor now (last: a transport created since then right after
+         * it comes next), or the successor it had at the delivery (next:
+         * S-PFX-14, Postfix's rotation of its transport list). */
+        if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
+            t = s->rr_last && s->rr_last->next ? s->rr_last->next : s->xhead;
+        else
+            t = s->rr;
         for (i = 0; i < s->ntransports; i++) {
             qs_transport *nt = t->next ? t->next : s->xhead;
             if (t->in_flight < t->process_limit && t->ready_queues > 0 &&
                 transport_entry_select(s, t, out)) {
                 s->rr = nt;
+                s->rr_last = t;
                 found = 1;
                 break;
             }

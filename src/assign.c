@@ -1,19 +1,46 @@
 /*
- * assign.c - reading a batch of recipients and assigning it: resolve each
- * recipient to its transport and destination queue, find or create the
- * job and the peer, and batch the recipients into entries.
+ * assign.c - reading a batch of recipients from a message and assigning
+ * each one to the structures that will deliver it.
  *
- * Owns: message_read (the read cursor of a message, the batch buffer),
- * recipient naming (S-EV-4), the postfix profile's batch order (S-PFX-11).
- * Implements SCHEDULER_README "What happens when nqmgr picks up the
- * message": S-PRE-1, S-MEM-1, S-CON-9 (recipients of a dead destination).
- * May not: decide how many recipients to read (memory.c).
+ * Implements SCHEDULER_README, "What happens when nqmgr picks up the
+ * message": resolve each recipient to a (transport, next-hop) pair, find
+ * or create the transport and its destination queue ("unless it's dead"),
+ * the job of the message on that transport and the job's peer for that
+ * queue, and add the recipient to an entry, batching recipients for one
+ * destination "up to the transport_destination_recipient_limit".  Also
+ * the batch reading of "Dealing with memory resource limits": each batch
+ * continues where the last one stopped.  Rules S-MEM-1 (read order),
+ * S-PRE-1 (structures and batching), S-EV-4 (recipient naming), S-CON-9
+ * (recipients of a dead destination), S-PFX-11 (the postfix profile's
+ * batch order), and the slot hand-back of a fully read message (S-MEM-5).
+ *
+ * Owns: the read cursor of a message (cur_group, cur_offset, rcpt_unread,
+ * refill_time), the batch scratch buffer, the in-core recipient counts as
+ * recipients enter core, and the peak statistics.  May not: decide how
+ * many recipients to read (memory.c for the first batch and message
+ * checks, select.c for refills) or which job goes first (jobs.c links the
+ * jobs it creates by enqueue time).
+ *
+ * Batching, for example with a destination recipient limit of 2:
+ * `arrive M1 smtp:a*3 smtp:b*2 smtp:a` is read as a, a, a, b, b, a and
+ * gives entries a(2), a(1) and b(2); the last a joins a(1), which still
+ * has room and is the peer's last pending entry.  In the postfix profile
+ * the batch is first sorted to a, a, a, a, b, b: the same entries here,
+ * but in general the sort can change which entries fill up first.
+ *
+ * The model of a queue file: an arrive line lists recipient groups
+ * TRANSPORT:[LOCAL@]NEXTHOP*COUNT.  Resolution, which in Postfix asks the
+ * address resolver, is already done: the group says where each recipient
+ * goes.  What remains is the order and the batching, which decide the
+ * entries, and through them every later decision.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched_int.h"
 
+/* One recipient of the batch being read: which group it comes from and
+ * its position, enough to name it (rcpt_dest) and to sort the batch. */
 struct qs_batch_rcpt {
     size_t group;
     int64_t index;    /* 1-based within the group */
@@ -22,7 +49,14 @@ struct qs_batch_rcpt {
 
 /* S-EV-4: with a destination recipient limit of 1 the destination is the
  * recipient, LOCAL@NEXTHOP; unnamed recipients are rN@NEXTHOP (N = their
- * ordinal in the message), named ones with COUNT > 1 are LOCAL.J@NEXTHOP. */
+ * ordinal in the message), named ones with COUNT > 1 are LOCAL.J@NEXTHOP.
+ * Otherwise the destination is the next-hop.  A destination recipient
+ * limit of 1 (the local transport's default, S-EV-3) makes Postfix
+ * schedule per recipient: each recipient is its own destination, with its
+ * own window.  The names make those destinations distinct and readable in
+ * the trace: in `arrive M2 local:bob@h*2 local:h`, the recipients are
+ * bob.1@h and bob.2@h (index in the group) and r3@h (ordinal in the
+ * message, since it has no name). */
 static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
                       const struct qs_batch_rcpt *b, char *buf, size_t len)
 {
@@ -43,7 +77,13 @@ static void rcpt_dest(const qs_transport *t, const qs_mgroup *g,
 
 /* S-PFX-11: the postfix profile sorts each batch by transport, then
  * destination name, then domain, then address (byte order); recipients
- * equal in all four keep their written order (the sort is stable). */
+ * equal in all four keep their written order (the sort is stable).
+ * The document is silent about the order in which a batch is assigned;
+ * Postfix sorts the recipients it reads so that recipients for one
+ * destination are adjacent and share entries.  The order decides which
+ * entries, and which peers in which round-robin order, a batch creates,
+ * so it is visible in the trace; the document profile keeps the order
+ * written (S-MEM-1). */
 static int batch_cmp(const qs_sched *s, const qs_message *m,
                      const struct qs_batch_rcpt *a,
                      const struct qs_batch_rcpt *b)
@@ -68,7 +108,9 @@ static int batch_cmp(const qs_sched *s, const qs_message *m,
     return strcmp(da, db);
 }
 
-/* Stable merge sort with context (qsort has neither). */
+/* Stable merge sort with context (qsort has neither): stability keeps
+ * equal recipients in written order, which makes the result independent
+ * of the C library's qsort. */
 static void batch_sort(const qs_sched *s, const qs_message *m,
                        struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
                        size_t n)
@@ -88,10 +130,29 @@ static void batch_sort(const qs_sched *s, const qs_message *m,
 }
 
 /* Read up to `limit` recipients in the order written (S-MEM-1), resolve
- * them, and assign them to jobs, peers and entries (S-PRE-1). */
+ * them, and assign them to jobs, peers and entries (S-PRE-1).
+ *
+ *     n = min(limit, unread)
+ *     take the next n recipients from the cursor; create their transports
+ *     (postfix profile: sort them)
+ *     for each recipient:
+ *         queue = the transport's queue for its destination (create)
+ *         queue dead: defer the recipient (one `defer` line per run)
+ *         else: entry = the previous recipient's entry if same queue and
+ *               room, else the peer's last pending entry if room, else a
+ *               new entry (job and peer found or created on the way)
+ *               the recipient joins the entry; counts in core grow
+ *     message fully read: each of its jobs gives back unused slots
+ *     check the message at the end of the event
+ *
+ * Transports are created in the first pass, in the order the recipients
+ * are read, before any sorting: the sort needs each transport's
+ * destination recipient limit to name destinations, and transport
+ * creation order is the round-robin order of qs_select. */
 void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
 {
     int64_t n = limit < m->rcpt_unread ? limit : m->rcpt_unread, i;
+    /* recipients read before this batch: ordinals continue from there */
     int64_t ordinal_base = m->rcpt_total - m->rcpt_unread;
     qs_entry *entry = NULL;
     qs_queue *dead_q = NULL, *last_q = NULL;
@@ -103,23 +164,34 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
 
     if (n <= 0)
         return;
+    /* The buffer is the scheduler's and only grows: a run reads many
+     * batches, and reallocating for each would cost more than keeping
+     * the largest. */
     if ((size_t)n > s->batch_cap) {
         /* twice the batch: the second half is the merge sort's scratch */
         free(s->batch);
         s->batch_cap = (size_t)n;
         s->batch = qsi_calloc(2 * s->batch_cap, sizeof *s->batch);
     }
+    /* First pass: move the cursor over the next n recipients, group by
+     * group ("continuing where the last recipient batch ended"), noting
+     * for each its group, its index in the group and its ordinal in the
+     * message (the names of S-EV-4 use them). */
     for (i = 0; i < n; i++) {
         qs_mgroup *g = &m->groups[m->cur_group];
         s->batch[i].group = m->cur_group;
         s->batch[i].index = m->cur_offset + 1;
         s->batch[i].ordinal = ordinal_base + i + 1;
+        /* a transport exists from the first read naming it (its postfix
+         * profile warning, S-PFX-7, appears then) */
         qsi_transport_obtain(s, g->transport);
         if (++m->cur_offset == g->count) {
             m->cur_group++;
             m->cur_offset = 0;
         }
     }
+    /* The recipients are read: no longer in the queue file, and the time
+     * of this read restarts the refill delay (S-MEM-7). */
     m->rcpt_unread -= n;
     m->refill_time = s->now;
     s->stats.reads++;
@@ -132,6 +204,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     r.b = limit;
     qsi_emit(s, &r);
 
+    /* Second pass: assign, in batch order (written order, or sorted). */
     for (i = 0; i < n; i++) {
         struct qs_batch_rcpt *b = &s->batch[i];
         qs_mgroup *g = &m->groups[b->group];
@@ -148,6 +221,9 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         q = last_q;
         /* S-CON-9: recipients for a dead destination are deferred at once
          * (the document: a queue is instantiated "unless it's dead"). */
+        /* Consecutive deferrals at one destination make one `defer` line
+         * (a run); a new destination, or the end of the batch, closes the
+         * run.  The recipients never enter core. */
         if (q->dead) {
             if (dead_q != q && dead_run > 0) {
                 r = qsi_trace_init(QS_T_DEFER);
@@ -166,7 +242,12 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         }
         /* Batch per destination up to TRANSPORT_destination_recipient_limit:
          * continue the previous entry, else the peer's last unselected
-         * entry if it has room, else a new entry. */
+         * entry if it has room, else a new entry.
+         * Reusing the peer's last pending entry is Postfix's loader: an
+         * entry of an earlier batch that is still waiting is topped up
+         * rather than a small new one made, so fewer, fuller deliveries
+         * go out.  A limit of 0 means no limit (one entry per
+         * destination).  Entries already in flight are never touched. */
         if (!entry || entry->queue != q ||
             (t->dest_rcpt_limit > 0 && entry->nrcpt >= t->dest_rcpt_limit)) {
             qs_job *job = qsi_job_obtain(s, m, t);
@@ -176,6 +257,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
                            entry->nrcpt >= t->dest_rcpt_limit))
                 entry = qsi_entry_create(p);
         }
+        /* One recipient more in core, counted at every level: entry, job,
+         * message, transport (with its peak), scheduler. */
         entry->nrcpt++;
         entry->peer->job->rcpt_count++;
         m->rcpt_count++;
@@ -194,7 +277,10 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     }
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
-    /* Fully read: every job gives back what it does not need (S-MEM-5). */
+    /* Fully read: every job gives back what it does not need (S-MEM-5).
+     * The document: a job keeps its slots "until all recipients of its
+     * message are read.  When this happens, all unused recipient slots are
+     * transferred to the next job" with unread recipients. */
     if (m->rcpt_unread == 0) {
         qs_job *j;
         for (j = m->jobs; j; j = j->mnext)

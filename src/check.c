@@ -8,12 +8,46 @@
  * deduplication in the model checker).  Read-only over the core's state:
  * every count is recomputed from the structures and compared with the
  * incrementally kept one.
+ *
+ * Why it exists.  The scheduler keeps many counts incrementally (entries
+ * pending per queue, recipients in core per job, message and transport,
+ * slots per job, ready queues) so that each decision is O(1); the document
+ * states the relations between them only in passing ("the jobs queued
+ * before this job are completely read ... and have at maximum as many
+ * slots as they still have recipients in-core").  A count that drifts
+ * would not crash anything: it would silently make a different decision
+ * later.  Recounting from the lists after every event turns such drift
+ * into an error at the event that caused it.  The pointer-heavy core is
+ * not proved with Frama-C (proofs/README.md says why); this checker, run
+ * by the fuzzers and the model checker over millions of states, is what
+ * stands in for that proof.
+ *
+ * The invariants (spec/memory.md, "Invariants"):
+ *   S-INV-1  every recipient of a message is unread, in core, delivered
+ *            or deferred, exactly once
+ *   S-INV-2  the two job lists hold the same jobs, the by-time list is
+ *            sorted, stack levels and parents agree
+ *   S-INV-3  each queue's lists agree with its counts; a dead queue has
+ *            nothing pending
+ *   S-INV-4  each job's recipient and entry counts agree with its entries
+ *   S-INV-5  the job slots and the pool of a transport add up to its
+ *            recipient limit; the pool stays >= -extra_recipient_limit
+ *   S-INV-6  a live window is in [1, limit]
+ *   S-INV-7  at most qmgr_message_active_limit messages are active, and
+ *            messages wait only while the active queue is full
+ *   S-INV-8  recipients in core stay within the bound that holds
+ *
+ * Implements no section of SCHEDULER_README; it states the document's
+ * structural claims as checks (rule ids S-INV-1 .. S-INV-8).  May not:
+ * change anything (every parameter is const), or assert the document's
+ * S-MEM-9 bound formulas, which valid streams exceed (S-INV-8 instead).
  */
 #include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 #include "sched_int.h"
 
+/* The first broken invariant, as one line in err; returns -1. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -25,13 +59,22 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* CHECK(condition, message...): stop at the first broken invariant. */
 #define CHECK(cond, ...)                                                      \
     do {                                                                      \
         if (!(cond))                                                          \
             return fail(err, errlen, __VA_ARGS__);                            \
     } while (0)
 
-/* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows. */
+/* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows.
+ * Pending entries have no handle and 1 .. destination recipient limit
+ * recipients (S-PRE-1); in-flight entries are exactly those of the
+ * in-flight map; a dead queue holds nothing pending (S-CON-9: its entries
+ * were deferred, and new recipients for it are deferred as read).  The
+ * window of a live queue stays in [1, limit]: the negative step never
+ * goes below 1 (S-CON-7) and the clamp keeps it under the limit
+ * (S-CON-5).  The ready flag must match its definition, since qs_select
+ * trusts the transport's ready count to skip a transport. */
 static int check_queue(const qs_sched *s, const qs_transport *t,
                        const qs_queue *q, int64_t *busy_sum, char *err,
                        size_t errlen)
@@ -39,6 +82,8 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     const qs_entry *e;
     int64_t todo = 0, busy = 0;
     int ready;
+    /* Pending entries: a handle is given only at selection, and an entry
+     * is created for a recipient, so it is never empty. */
     for (e = q->todo_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle == 0 && e->nrcpt >= 1,
               "queue %s:%s: bad todo entry", t->name, q->name);
@@ -48,6 +93,8 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               (long long)e->nrcpt);
         todo++;
     }
+    /* In-flight entries: each is the one its handle finds, or a `done`
+     * would complete the wrong delivery. */
     for (e = q->busy_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle > 0,
               "queue %s:%s: bad busy entry", t->name, q->name);
@@ -62,6 +109,8 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
           (long long)todo, (long long)busy);
     CHECK(!q->dead || q->todo == 0,
           "queue %s:%s: dead but has pending entries", t->name, q->name);
+    /* A dead queue's window is not checked: it is frozen at its value when
+     * it died and unused until revival resets it. */
     if (!q->dead) {
         int hi = t->dest_conc_limit;
         /* document profile: the initial window may exceed the limit until
@@ -72,6 +121,9 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               "queue %s:%s: window %d outside [1, %d]", t->name, q->name,
               q->window, hi);
     }
+    /* The cached flag against its definition (concurrency.c): a stale flag
+     * would make qs_select skip a transport that has work, or walk one
+     * that has none. */
     ready = !q->dead && q->window > q->busy && q->todo > 0;
     CHECK(ready == q->ready, "queue %s:%s: stale ready flag", t->name,
           q->name);
@@ -79,13 +131,22 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     return 0;
 }
 
-/* S-INV-2: the two job lists, the stacks, the current job. */
+/* S-INV-2: the two job lists, the stacks, the current job.
+ * Both lists hold the same jobs (counted), only linked ones (level >= 0);
+ * the by-time list is sorted by enqueue time (the pools and the early
+ * stop of the candidate scan depend on it); the current job is on the
+ * list.  Stack relations: a job has a parent exactly when its level is
+ * above 0, except orphans (level > 0, parent gone, S-PRE-10); a child
+ * sits deeper than its parent and, under the job it preempted, exactly one
+ * level deeper, since the refund (S-PRE-9) tells original parents from
+ * adoptive ones by that difference; parent and child lists agree. */
 static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
 {
     const qs_job *j, *c;
     int64_t nl = 0, nt = 0;
     int current_seen = t->job_current == NULL;
     int walk_seen = 0;
+    /* The scheduler's list, with the stack relations of each job on it. */
     for (j = t->jhead; j; j = j->lnext) {
         /* S-PRE-2: every job before where selection starts is a blocker
          * (NULL: every job is). */
@@ -131,11 +192,14 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
                   "elsewhere", t->name, c->message->id, j->message->id);
         nl++;
     }
+    /* A current job off the list would start the selection walk from a
+     * retired or freed job. */
     CHECK(current_seen, "transport %s: current job not on the job list",
           t->name);
     CHECK(walk_seen || t->job_walk == NULL,
           "transport %s: selection starts at a job not on the job list",
           t->name);
+    /* The by-time list: linked jobs only, sorted by enqueue time. */
     for (j = t->thead; j; j = j->tnext) {
         CHECK(j->stack_level >= 0, "transport %s: retired job %s on the "
               "by-time list", t->name, j->message->id);
@@ -145,18 +209,30 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
               j->message->id);
         nt++;
     }
+    /* Same number on both lists: catches a job linked on one list only
+     * (a link or unlink that forgot the other list). */
     CHECK(nl == nt, "transport %s: %lld jobs on the scheduler's list, %lld "
           "on the by-time list", t->name, (long long)nl, (long long)nt);
     return 0;
 }
 
 /* S-INV-1, S-INV-4: per message recipient conservation and per job
- * entry/recipient/slot accounting. */
+ * entry/recipient/slot accounting.
+ * For each job: its peers' pending lists match their counts, a peer is
+ * kept only while it has entries (pending or in flight), the recipients
+ * of its pending and in-flight entries add up to its rcpt_count, and read
+ * - selected entries equals what is pending.  For the message: its jobs'
+ * recipients add up to its count in core; every recipient is exactly one
+ * of unread, in core, delivered or deferred (nothing lost, nothing
+ * doubled); and its limit is the minimum plus its jobs' slots (S-MEM-4),
+ * the identity that makes sponsoring safe. */
 static int check_message(const qs_sched *s, const qs_message *m,
                          int64_t *in_core_sum, char *err, size_t errlen)
 {
     const qs_job *j;
     int64_t in_core = 0, job_limits = 0;
+    /* Each job: recount its pending entries and recipients from its
+     * peers, and its in-flight recipients from its queues. */
     for (j = m->jobs; j; j = j->mnext) {
         const qs_peer *p;
         int64_t rc = 0, todo = 0, peers = 0;
@@ -172,12 +248,16 @@ static int check_message(const qs_sched *s, const qs_message *m,
             busy_refs = p->refcount - p->todo;
             CHECK(busy_refs >= 0, "message %s: peer %s refcount", m->id,
                   p->queue->name);
+            /* An empty peer would still be tried by the round robin, and
+             * its refcount would go wrong at the next entry. */
             CHECK(p->refcount > 0, "message %s: unused peer %s kept", m->id,
                   p->queue->name);
             todo += pt;
             peers++;
         }
-        /* busy recipients of this job, found through its queues */
+        /* busy recipients of this job, found through its queues (an
+         * in-flight entry is on its queue's busy list, no longer on its
+         * peer's list) */
         {
             const qs_peer *pp;
             for (pp = j->peer_head; pp; pp = pp->next) {
@@ -196,6 +276,8 @@ static int check_message(const qs_sched *s, const qs_message *m,
               "entries", m->id, j->transport->name,
               (long long)j->read_entries, (long long)j->selected_entries,
               (long long)todo);
+        /* Only the pool may go negative (S-MEM-6); a job gives back at
+         * most what it has spare (qs_pool_unused). */
         CHECK(j->rcpt_limit >= 0, "message %s job %s: negative slots",
               m->id, j->transport->name);
         in_core += rc;
@@ -217,6 +299,10 @@ static int check_message(const qs_sched *s, const qs_message *m,
     return 0;
 }
 
+/* Every invariant, messages first (they give the global in-core count
+ * the transports are compared with), then each transport's queues, job
+ * lists and pool.  O(size of the state): meant for tests and harnesses,
+ * never called by the scheduler itself. */
 int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
 {
     const qs_transport *t;
@@ -233,8 +319,11 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
           "active queue holds %lld messages (count %lld, limit %lld)",
           (long long)active, (long long)s->active_count,
           (long long)s->active_limit);
+    /* A message waiting while there is room would have been activated
+     * when the room appeared (memory.c); this catches a missed wake-up. */
     CHECK(s->incoming_head == NULL || s->active_count == s->active_limit,
           "messages wait while the active queue has room");
+    /* The scheduler-wide count drives the first batch (S-MEM-3). */
     CHECK(in_core == s->in_core, "in-core recipients %lld, counted %lld",
           (long long)s->in_core, (long long)in_core);
     for (t = s->xhead; t; t = t->next) {
@@ -249,9 +338,12 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
         CHECK(busy == t->in_flight, "transport %s: in flight %lld, queues "
               "hold %lld", t->name, (long long)t->in_flight,
               (long long)busy);
+        /* qs_select never starts a delivery on a transport at its
+         * process limit (S-PRE-14). */
         CHECK(t->in_flight <= t->process_limit, "transport %s: %lld in "
               "flight over the process limit %d", t->name,
               (long long)t->in_flight, t->process_limit);
+        /* qs_select skips a transport whose ready count is 0. */
         CHECK(ready == t->ready_queues, "transport %s: ready count",
               t->name);
         inflight += busy;
@@ -259,7 +351,11 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
             return -1;
         /* S-INV-5: pool conservation: slots held by jobs plus the pool
          * equal the transport's limit; the pool never lends more than the
-         * extra pool. */
+         * extra pool.
+         * Slots only move between jobs and the pool (S-MEM-5), except the
+         * extra share of S-MEM-6, which the pool lends by going negative;
+         * a slot created or lost would change what the transport may hold
+         * in core for the rest of the run. */
         for (m = s->active_head; m; m = m->next)
             for (j = m->jobs; j; j = j->mnext)
                 if (j->transport == t) {
@@ -276,6 +372,8 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
         CHECK(tcore == t->in_core, "transport %s: in core %lld, jobs hold "
               "%lld", t->name, (long long)t->in_core, (long long)tcore);
     }
+    /* Every handle in the map is on some queue's busy list: no delivery
+     * can be completed that no queue knows about. */
     CHECK(inflight == (int64_t)s->inflight.count, "deliveries in flight "
           "%lld, queues hold %lld", (long long)s->inflight.count,
           (long long)inflight);
@@ -288,7 +386,10 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
     return 0;
 }
 
-/* ---- text output into a caller's buffer ---- */
+/* ---- text output into a caller's buffer ----
+ * qs_describe and qs_encode_state follow snprintf's contract: write what
+ * fits, always report the length needed, so a caller can size its buffer
+ * with a first call.  The core does no I/O; these only format. */
 
 typedef struct sbuf {
     char *buf;
@@ -308,6 +409,16 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
         b->len += (size_t)n;
 }
 
+/* For people: what `qsched verify` prints at a divergence - per
+ * transport, the scheduler's job list in order (the current job starred,
+ * with level, counter, selected/maximum entries, blocker and preempting
+ * marks) and each destination's window, deliveries in flight and pending
+ * entries.  These are the numbers the preemption and feedback rules read,
+ * so an implementer can see which one they computed differently. */
+/* Example item of a job list: "*M1(level 0, counter -3, selected 4/10)":
+ * M1 is the current job, on no stack, has paid for a preemption and not
+ * yet earned it back (a negative counter, S-PRE-8), and has handed out 4
+ * of at most 10 entries. */
 size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
 {
     sbuf b = {buf, 0, buflen};
@@ -349,7 +460,31 @@ size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
 
 /* Canonical encoding: every field that influences future behaviour, in
  * list order, with objects named by message id / destination name (never
- * by address).  Doubles are written as their exact hex form. */
+ * by address).  Doubles are written as their exact hex form.
+ * The model checker stores the encodings of states it has explored and
+ * prunes a state whose encoding it has seen: sound only if equal
+ * encodings behave alike on every future event (qsched.h promises it;
+ * proofs/bmc re-checks merged states).  Hence every list is written in
+ * its own order (the order is behaviour: round robin, job list, peer
+ * rotation), counters that only statistics read are left out, and so are
+ * serial numbers; handles are kept (in flight: a `done` names them; the
+ * next one: it names the next delivery).
+ *
+ * The format, section by section (sections separated by '|'):
+ *   T now  H next handle  C recipients in core  R round-robin transport
+ *   per active message: M id q enqueue time g group.offset (read cursor)
+ *     u unread c in core l limit f last read d delivered x deferred;
+ *     per waiting message: W id;
+ *   per transport: X name p pool cur current job un first unread job,
+ *     then per queue: Q name w window s success f failure c fail_cohorts
+ *     d dead r revive time b blocking, its pending entries t msg/n and
+ *     in-flight entries D handle/msg/n;
+ *     then per job in scheduler's-list order: J msg L level P parent
+ *     B blocker a counter u slots_used s selected r read c in core
+ *     l slots, and its peers in round-robin order;
+ *     then the by-time list;
+ *   per retired job: r msg/transport with the same counters;
+ *   g: each message's unread recipient groups. */
 size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
 {
     sbuf b = {buf, 0, buflen};
@@ -357,8 +492,9 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
-    /* R-2: where round robin resumes is kept as the transport after which
-     * it starts (last) or the one at which it starts (next). */
+    /* the scheduler: clock, next handle, in core, round robin (R-2: kept
+     * as the transport after which it resumes, or the one at which it
+     * resumes) */
     if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
         sb_printf(&b, "T%lld H%lld C%lld L%s|", (long long)s->now,
                   (long long)s->next_handle, (long long)s->in_core,
@@ -374,6 +510,7 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                   (long long)m->rcpt_count, (long long)m->rcpt_limit,
                   (long long)m->refill_time, (long long)m->delivered,
                   (long long)m->deferred);
+    /* waiting messages: only their order matters until they enter */
     for (m = s->incoming_head; m; m = m->next)
         sb_printf(&b, "W%s;", m->id);
     for (t = s->xhead; t; t = t->next) {
@@ -415,7 +552,8 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
         for (j = t->thead; j; j = j->tnext)
             sb_printf(&b, "%s,", j->message->id);
     }
-    /* retired jobs keep counters that matter if they come back */
+    /* retired jobs keep counters that matter if they come back (relinked
+     * by a later batch, S-PRE-13) */
     for (m = s->active_head; m; m = m->next) {
         const qs_job *j;
         for (j = m->jobs; j; j = j->mnext)

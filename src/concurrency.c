@@ -1,21 +1,88 @@
 /*
- * concurrency.c - the Postfix 2.5 concurrency scheduler: one window per
- * destination queue, positive and negative feedback with hysteresis, the
- * safety rule, pseudo-cohort failure, dead destinations and their revival.
+ * concurrency.c - the Postfix 2.5 concurrency scheduler: how many
+ * deliveries one destination may have in flight, how that number moves
+ * with success and failure, and when a destination is given up for a
+ * while ("dead") and taken back.
  *
- * Owns: destination queues (creation, readiness, discarding) and every
- * change of a queue's window, success, failure and fail_cohorts counters.
- * Implements SCHEDULER_README "Concurrency scheduling" (the pseudocode
- * "Pseudocode for the Postfix 2.5 concurrency scheduler" and the dead
- * destination summary): S-CON-1 .. S-CON-13, S-PFX-1 .. S-PFX-8, S-PFX-10.
- * The arithmetic is in kernels.c.  May not: choose entries or jobs
- * (select.c, preempt.c).
+ * Implements SCHEDULER_README, "Concurrency scheduling": the summaries of
+ * the feedback algorithm and of dead destination detection, and the
+ * "Pseudocode for the Postfix 2.5 concurrency scheduler".  Rules S-CON-1 ..
+ * S-CON-13 (spec/concurrency.md) and the Postfix profile's differences
+ * S-PFX-1 .. S-PFX-8 and S-PFX-10 (spec/profiles.md).
+ *
+ * Owns: destination queues (creation, readiness, discarding, the dead
+ * list) and every change of a queue's window, success, failure and
+ * fail_cohorts.  The arithmetic of each pseudocode block (the feedback
+ * value, the hysteresis loops, the cohort count, the safety test) is a
+ * pure function in kernels.c, proved there with Frama-C; this file decides
+ * when each block runs and on which queue, and reports the result.
+ * May not: choose entries or jobs (select.c, preempt.c), or touch recipient
+ * slots (memory.c).  Pending entries of a dying queue are deferred through
+ * messages.c, blockers released through select.c.
+ *
+ * Why the design is as it is.  The old scheduler moved a destination's
+ * concurrency by +1 per good delivery and -1 per failed one, and called a
+ * destination dead when it reached 0.  The document names two faults:
+ * growth is exponential (every delivery of a pseudo-cohort - as many
+ * deliveries as the concurrency - adds one, so the concurrency doubles per
+ * cohort: 5, 10, 20), and a single failed cohort throttles a small
+ * destination to zero and suspends it.  The 2.5 design separates the two
+ * jobs the old counter did:
+ *   - concurrency control, with feedback of less than 1 per delivery
+ *     (g(N), f(N), e.g. 1/N: one step per whole cohort, so linear growth)
+ *     and integer steps taken only when a fractional accumulator crosses a
+ *     whole number (hysteresis: no oscillation on every event);
+ *   - dead destination detection, by counting failed pseudo-cohorts
+ *     (each failure adds 1/N of a cohort) against a limit, independently
+ *     of how far the window has come down.
+ * Negative feedback gets a twist: its cycle is "reversed", so the step
+ * down comes at the first failure of a cycle, not the last.  Growth should
+ * be cautious, but a correction for overload that comes late defers a lot
+ * of mail; the document shows that this asymmetry is what keeps
+ * less-than-1 feedback from deferring half the mail against a server that
+ * rejects connections beyond its limit.  The arithmetic behind that claim:
+ * at such a server the window climbs one step past the limit after 1/g
+ * successes, the first rejection takes it back at once, and the cycle
+ * repeats, so one delivery in 1 + 1/g fails.  The document's table shows
+ * this "theoretical defer rate" 1/(1+roundup(1/feedback)) measured:
+ * 1/2 with the old +/-1, 1/6 with g = 1/N at N = 5.  Had the step down
+ * waited for the end of its cycle as well, the window would sit above
+ * the limit for 1/f deliveries each time, and the gain would be lost.
+ *
+ * What the document's measurements add.  Against a server whose
+ * connection queue is full (congestion), the feedback style hardly
+ * matters: positive feedback outnumbers negative 10 to 100 times.  It
+ * matters against an active limiter (a 421 or a reset beyond N
+ * connections), where smaller feedback defers less.  The price of small
+ * concurrency-dependent feedback is noise: behind a load balancer with
+ * K servers of which one fails handshakes, g = 1/N stops growing at a
+ * window of about K.  A constant g (1/4 tolerates one bad server in
+ * four) trades some of the old +/-1 behaviour at large windows for that
+ * robustness.  Hence the three forms of S-CON-2; the defaults keep the
+ * old behaviour (g = f = 1).
+ *
+ * Tested by: tests/golden/con-* (one stream per rule, expected traces
+ * derived by hand), tests/conformance/hand/con-* and pfx-*,
+ * tests/unit/test_feedback.c, tests/sh/concurrency-*.sh (among them an
+ * independent model of the pseudocode, concurrency-model.sh).
+ *
+ * Reading order: qsi_feedback at the end is the entry point (called by
+ * qs_done); feedback_positive and feedback_negative carry the two
+ * pseudocode blocks; queue_die and qsi_queue_revive the dead state; the
+ * queue helpers come first.
  */
 #include <stdlib.h>
 #include "sched_int.h"
 #include "kernels.h"
 
-/* A queue is "ready" when the transport could select from it now. */
+/*
+ * A queue is "ready" when the transport could select from it now: it is
+ * alive, has room in its window (window > busy) and something pending.
+ * The transport keeps a count of its ready queues so that qs_select can
+ * skip an idle transport in O(1) (S-PRE-14) instead of walking its job
+ * list only to find nothing.  Every change of dead, window, busy or todo
+ * is followed by a call here, which keeps the count exact (S-INV-3).
+ */
 void qsi_queue_update_ready(qs_queue *q)
 {
     int ready = !q->dead && q->window > q->busy && q->todo > 0;
@@ -25,7 +92,17 @@ void qsi_queue_update_ready(qs_queue *q)
     }
 }
 
-/* S-CON-1: a new destination starts at the initial concurrency. */
+/*
+ * S-CON-1, the pseudocode's "Initialization":
+ *     concurrency = initial_concurrency
+ *     success = failure = fail_cohorts = 0
+ * A queue comes into being with the first recipient read for it (the
+ * document: within the transport, "it finds the destination queue for the
+ * given nexthop; if it does not exist yet, it instantiates it").  calloc
+ * provides the three zeros; the initial window is the transport's
+ * resolved initial_destination_concurrency (already lowered to the limit
+ * in the postfix profile, S-PFX-9, see qsi_transport_obtain).
+ */
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 {
     qs_queue *q = qs_map_get(&t->queues, name, 0);
@@ -48,7 +125,15 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 
 /* S-CON-13: Postfix discards an in-core queue when it is empty and alive;
  * a new one starts again from the initial window.  Dead queues stay until
- * they revive. */
+ * they revive.
+ * Why it matters: the window is not remembered across idle periods.  A
+ * destination that was throttled to 1, drained, and gets mail again starts
+ * over at the initial concurrency.  The document does not say so; it
+ * follows from Postfix keeping queues only while they hold something, and
+ * qsched reproduces it because it is visible in every trace (reading R-1
+ * idle_window = discard; keep is the other reading).  A dead queue, by
+ * contrast, must stay: it is the memory that the destination is dead, and
+ * new recipients for it are deferred (S-CON-9) until revival. */
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -74,6 +159,8 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     free(q);
 }
 
+/* One `window T:DEST OLD NEW` line per feedback that moved the window,
+ * however many steps it took (spec/trace.md).  Unchanged: nothing. */
 static void trace_window(qs_sched *s, qs_queue *q, int old)
 {
     qs_trace r;
@@ -87,6 +174,8 @@ static void trace_window(qs_sched *s, qs_queue *q, int old)
     qsi_emit(s, &r);
 }
 
+/* The dead list is ordered by revival time; a queue leaves it when it
+ * revives (by backoff in qs_advance, or early in the postfix profile). */
 static void queue_dead_unlink(qs_sched *s, qs_queue *q)
 {
     if (q->dprev)
@@ -100,7 +189,18 @@ static void queue_dead_unlink(qs_sched *s, qs_queue *q)
     q->dprev = q->dnext = NULL;
 }
 
-/* S-CON-10 / S-PFX-4: back from the dead. */
+/*
+ * S-CON-10 / S-PFX-4: back from the dead.
+ *     dead = 0
+ *     window = initial concurrency          (document)
+ *            = deliveries in flight, if any (postfix, S-PFX-4)
+ *     success = failure = fail_cohorts = 0
+ * The document only says delivery is "suspended" after the cohort limit;
+ * the revival is Postfix's: after minimal_backoff_time the destination is
+ * tried afresh, as if new (S-CON-10).  Postfix restarts from the number of
+ * deliveries still running when there are some, so the window starts at
+ * the load the destination is actually carrying.
+ */
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 {
     qs_trace r = qsi_trace_init(QS_T_REVIVE);
@@ -119,8 +219,21 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
     qsi_queue_update_ready(q);
 }
 
-/* S-CON-8, S-CON-9: declared dead: stop deliveries, defer pending entries,
- * revive after minimal_backoff_time. */
+/*
+ * S-CON-8, S-CON-9: declared dead.  The pseudocode writes it as
+ * "concurrency = 0"; what that means in the rest of the system is:
+ *   - no more selections here (the queue is never ready while dead);
+ *   - every pending entry is deferred now, and recipients read later for
+ *     this destination are deferred as they are read (assign.c), the
+ *     document's "(unless it's dead)" when queues are instantiated;
+ *   - deliveries in flight are left to finish (their outcomes arrive, see
+ *     feedback_positive and feedback_negative on a dead queue);
+ *   - revival after minimal_backoff_time (qs_advance), so the dead list
+ *     is appended to in time order and stays sorted.
+ * Why defer rather than keep: a dead destination would otherwise hold
+ * recipients in core (and recipient slots) for the whole backoff, and the
+ * jobs holding them would block others.
+ */
 static void queue_die(qs_sched *s, qs_queue *q)
 {
     qs_trace r = qsi_trace_init(QS_T_DEAD);
@@ -144,7 +257,13 @@ static void queue_die(qs_sched *s, qs_queue *q)
      * the blockers that have peers there (R-13; before its entries are
      * deferred, while they still show which jobs those are): their entries
      * there are gone.  S-PFX-10: Postfix only stops counting the queue as
-     * a blocker (below). */
+     * a blocker (below).
+     * The document's reason to keep a blocker is that its destination has
+     * no room; once the destination is dead its entries are deferred, so
+     * the reason is gone and those blockers should take part again (a job
+     * left with nothing retires at the next walk).  The release has to
+     * come before the deferrals: deferring removes the queue's entries,
+     * after which nothing would show who had blocked. */
     if (!qsi_postfix(s) && q->blocker_tag == t->blocker_tag) {
         qsi_blocker_release(s, t, q);
         released = 1;
@@ -157,7 +276,44 @@ static void queue_die(qs_sched *s, qs_queue *q)
         q->blocker_tag = 0;
 }
 
-/* "After success" (positive feedback; also for `defer` outcomes). */
+/*
+ * "After success" (positive feedback; also for `defer` outcomes, which are
+ * not connection or handshake failures: S-CON-12).  The pseudocode:
+ *
+ *     Safety: skip all of this unless
+ *             concurrency < busy_refcount + initial_concurrency
+ *     fail_cohorts = 0
+ *     success += g(concurrency)
+ *     while (success >= 1)              hysteresis 1
+ *         concurrency += 1
+ *         failure = 0
+ *         success -= 1
+ *     if (concurrency > limit)          overshoot
+ *         concurrency = limit
+ *
+ * The loop is in qs_success_step (kernels.c), g in qs_fb_value.
+ *
+ * Why the safety rule (S-CON-3): a window can only be used by deliveries
+ * that are in flight.  A success that arrives while few are in flight says
+ * nothing about whether a larger window would work, and growing on it
+ * anyway would let the window run far ahead of the load actually tested;
+ * when load came, the many steps of negative feedback needed to come back
+ * down would arrive late ("otherwise negative feedback effect could be
+ * delayed").  The rule guards the whole block, so in the document profile
+ * a success that may not grow the window does not forgive failed cohorts
+ * either; that is the document's layout, kept as written.
+ *
+ * Example: g = 1/N at window 4, with enough deliveries in flight for the
+ * safety rule: success goes 0.25, 0.5, 0.75, 1 and the window becomes 5
+ * at the fourth success, the end of a pseudo-cohort.  With g = 1 (the
+ * default) every success adds one: the old scheduler's growth.
+ *
+ * Why "while" and not "if": with g in [0, 1] and success below 1 before,
+ * the loop runs at most once; the pseudocode writes a loop to stay correct
+ * should feedback ever exceed the hysteresis ("be prepared for feedback >
+ * hysteresis, or rounding error").  A step up resets failure: the new
+ * window starts a fresh negative cycle.
+ */
 static void feedback_positive(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -167,7 +323,11 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
         /* S-PFX-8: Postfix revives at once, cancelling the backoff, with
          * the deliveries still in flight (including this one).
          * S-CON-11: the document profile ignores it; the destination stays
-         * dead until its backoff expires. */
+         * dead until its backoff expires.
+         * A delivery started before the death can still succeed.  The
+         * document has a dead destination's concurrency at 0 and guards
+         * nothing else with it, so the success has nowhere to go; Postfix
+         * takes it as proof of life. */
         if (qsi_postfix(s))
             qsi_queue_revive(s, q, (int)q->busy);
         return;
@@ -178,18 +338,25 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
         if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS)
             q->fail_cohorts = 0;
         /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
-         * with busy still counting this delivery (S-PFX-6). */
+         * with busy still counting this delivery (S-PFX-6).  At the limit
+         * Postfix leaves success and failure alone, where the document
+         * would add g and clamp the step away again; a limit of 0 is
+         * Postfix's "no limit". */
         if ((t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
             qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
             if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
                 QRV_SAFETY_SKIPS_RESET)
                 q->fail_cohorts = 0;
             g = qs_fb_value(t->pos.form, t->pos.base, q->window);
+            /* guard = 1: Postfix's loop runs while success + g/2 >= 1,
+             * so that a sum like 7 x (1/7) that rounds to just under 1
+             * still steps up (S-PFX-2) */
             q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,
                                         &q->success, &q->failure);
         }
     } else if (qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
-        /* S-CON-3 holds: S-CON-4, S-CON-5. */
+        /* S-CON-3 holds: S-CON-4, S-CON-5.  busy no longer counts this
+         * delivery: it has completed (qs_done removed it first). */
         q->fail_cohorts = 0;
         g = qs_fb_value(t->pos.form, t->pos.base, q->window);
         q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
@@ -203,7 +370,46 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
     qsi_queue_update_ready(q);
 }
 
-/* "After failure" (negative feedback). */
+/*
+ * "After failure" (negative feedback: a connection or handshake failure,
+ * the `fail` outcome).  The pseudocode:
+ *
+ *     if (concurrency > 0)
+ *         fail_cohorts += 1.0 / concurrency
+ *         if (fail_cohorts > cohort_failure_limit)
+ *             concurrency = 0                      declared dead
+ *     if (concurrency > 0)
+ *         failure -= f(concurrency)
+ *         while (failure < 0)                      reverse hysteresis
+ *             concurrency -= 1
+ *             failure += 1
+ *             success = 0
+ *         if (concurrency < 1)
+ *             concurrency = 1
+ *
+ * "concurrency > 0" is "not dead" here: a dead queue keeps its last window
+ * for the record, and the dead flag stands for the 0.
+ *
+ * Pseudo-cohorts (S-CON-6, S-CON-8): each failure is worth 1/window of a
+ * cohort, so the limit counts whole windows' worth of failures, however
+ * large the window.  This is what separates death from the window: with
+ * feedback 1/N the window would take very long to reach 0, so death can no
+ * longer mean "window reached 0".  Any success resets the count (above),
+ * so only failures without successes in between add up.
+ *
+ * Reverse hysteresis (S-CON-7): failure starts at 0 and the first
+ * failure of a cycle drives it below 0, so the window drops at once and
+ * the next 1/f - 1 failures only pay the debt back.  Positive feedback
+ * does the opposite (the step comes at the end of its cycle).  The reason
+ * is the one in the file header: overload must be corrected early.  The
+ * price, which the document states too, is sensitivity to noise: one
+ * lone failure costs a whole step.
+ *
+ * Example: constant f = 1/4.  Failure 1 takes failure from 0 to -0.25:
+ * window - 1, failure 0.75.  Failures 2, 3 and 4 bring it to 0.5, 0.25
+ * and 0 with no step; failure 5 starts the next cycle with a step.  So the
+ * steps come at failures 1, 5, 9, ...: the start of each cycle of 1/f.
+ */
 static void feedback_negative(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -213,12 +419,16 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
         return; /* the pseudocode's "if (concurrency > 0)" */
     /* S-CON-6 */
     q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
-    /* S-CON-8 / S-PFX-1 */
+    /* S-CON-8 / S-PFX-1: the document declares death when the count
+     * exceeds the limit; Postfix when it reaches it, and a limit of 0
+     * turns detection off there.  Dying skips the window step: the
+     * pseudocode's second "if (concurrency > 0)" is false after
+     * "concurrency = 0". */
     if (qs_cohort_dead(q->fail_cohorts, t->cohort_limit, qsi_postfix(s))) {
         queue_die(s, q);
         return;
     }
-    /* S-CON-7 (S-PFX-2: rounding guard) */
+    /* S-CON-7 (S-PFX-2: rounding guard, here failure - f/2 < 0) */
     f = qs_fb_value(t->neg.form, t->neg.base, q->window);
     q->window = qs_failure_step(q->window, f, qsi_postfix(s), &q->success,
                                 &q->failure);
@@ -226,6 +436,15 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
     qsi_queue_update_ready(q);
 }
 
+/*
+ * S-CON-12: the outcome of a finished delivery as feedback.  `fail` is a
+ * connection or handshake failure: negative.  `ok` is positive, and so is
+ * `defer`: the recipient was refused after the handshake, which says the
+ * server talks to us at this concurrency (the document counts as positive
+ * every delivery "that does not fail with connection or handshake
+ * failure").  Called by qs_done, before or after it removes the delivery
+ * from busy depending on the profile (S-PFX-6).
+ */
 void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome)
 {
     if (outcome == QS_DONE_FAIL)

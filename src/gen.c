@@ -19,6 +19,13 @@
  * As a self-check, the text written is also fed to a second scheduler
  * through the event parser (events.h); both must end in the same state
  * (qs_encode_state), so the text and the API calls cannot drift apart.
+ *
+ * Layer: around the core, like the CLI; it uses only qsched.h and the
+ * event parser (events.h).  Why streams are generated rather than
+ * written: the conformance vectors of tests/conformance/gen and the
+ * differential harness need hundreds of varied, valid streams that lean
+ * on one part of the document at a time, and a seed is a short name for
+ * a long stream.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +40,8 @@ typedef struct gen_rng {
     uint64_t state;
 } gen_rng;
 
+/* The next 64 random bits.  splitmix64: tiny, fast, well mixed, and
+ * defined by integer arithmetic alone, so every platform agrees. */
 static uint64_t rng_next(gen_rng *r)
 {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
@@ -51,17 +60,23 @@ static uint64_t rng_below(gen_rng *r, uint64_t n)
     return x % n;
 }
 
+/* Uniform in [lo, hi], both included. */
 static int64_t rng_range(gen_rng *r, int64_t lo, int64_t hi)
 {
     return lo + (int64_t)rng_below(r, (uint64_t)(hi - lo + 1));
 }
 
+/* True with the given chance in percent. */
 static int rng_pct(gen_rng *r, int percent)
 {
     return (int)rng_below(r, 100) < percent;
 }
 
-/* ---- mixes ---- */
+/* ---- mixes ----
+ * A mix picks the parameters (knobs_*) and the traffic shape (the fields
+ * of struct gen) that make one area of the document busy; `mixed` picks
+ * a random union.  The names and descriptions are those of
+ * `qsched gen --help`. */
 
 enum gen_mix {
     MIX_FIFO,
@@ -126,6 +141,9 @@ typedef struct gen {
     char line[4096];
 } gen;
 
+/* The generator is a test tool: a refused line or call means the
+ * generator (or the core) is wrong, not the user.  Exit 3, as for a
+ * broken invariant. */
 static void gen_fatal(const char *what, const char *detail)
 {
     fprintf(stderr, "qsched gen: internal error: %s%s%s\n", what,
@@ -144,6 +162,7 @@ static void gen_write(gen *g)
     fputc('\n', g->out);
 }
 
+/* Formats the next line into g->line (written by gen_write). */
 static void gen_printf(gen *g, const char *fmt, ...)
 {
     va_list ap;
@@ -166,7 +185,9 @@ static void param(gen *g, const char *name, const char *fmt, ...)
     gen_write(g);
 }
 
-/* S-CON-2 forms; x in [0,1]. */
+/* S-CON-2 forms; x in [0,1].  One of each shape: constants (0, 1, a
+ * fraction written both ways), per window, per square root (which the
+ * postfix profile replaces with 1 and warns about, S-PFX-7). */
 static const char *pick_feedback(gen *g)
 {
     static const char *forms[] = {"1",   "0",     "0.5",  "1/2",
@@ -175,6 +196,8 @@ static const char *pick_feedback(gen *g)
     return forms[rng_below(&g->rng, sizeof forms / sizeof forms[0])];
 }
 
+/* Preemption: slot cost, loan, discount, minimum slots, small entries,
+ * and bulk messages (the first group large) for small ones to slip past. */
 static void knobs_preempt(gen *g)
 {
     /* cost 0 and 1 switch preemption off (S-PRE-3); 2..5 exercise it */
@@ -197,6 +220,8 @@ static void knobs_preempt(gen *g)
     g->bulk_max = 40;
 }
 
+/* Concurrency feedback: windows, limits, every feedback form, cohort
+ * limits, and enough failures and defers to move the windows. */
 static void knobs_concurrency(gen *g)
 {
     int limit = (int)rng_range(&g->rng, 1, 8);
@@ -219,6 +244,8 @@ static void knobs_concurrency(gen *g)
     g->defer_pct = 10;
 }
 
+/* Dead destinations: low cohort limits, many failures, and time steps
+ * long enough to reach the revivals. */
 static void knobs_dead(gen *g)
 {
     param(g, "initial_destination_concurrency", "%d",
@@ -231,6 +258,9 @@ static void knobs_dead(gen *g)
     g->revive_pct = 30;
 }
 
+/* Memory limits: a small active queue and small recipient budgets, so
+ * that batches, refills, pools, sponsoring and the incoming queue all
+ * happen within a few dozen recipients. */
 static void knobs_memory(gen *g)
 {
     param(g, "qmgr_message_active_limit", "%d",
@@ -257,6 +287,8 @@ static void knobs_memory(gen *g)
     g->bulk_max = 60;
 }
 
+/* Blockers: windows of 1 or 2, few destinations and small process
+ * limits, so jobs often find every destination full. */
 static void knobs_blockers(gen *g)
 {
     param(g, "default_destination_concurrency_limit", "%d",
@@ -274,6 +306,8 @@ static void knobs_blockers(gen *g)
         g->fail_pct = 10;
 }
 
+/* Per-recipient destinations (S-EV-4): the local transport and, at
+ * times, another transport with a destination recipient limit of 1. */
 static void knobs_local(gen *g)
 {
     g->transports[0] = "local";
@@ -290,6 +324,10 @@ static void knobs_local(gen *g)
     g->local_pct = 60;
 }
 
+/* The head of the stream: the profile line, then the parameters of the
+ * mix, each written as a NAME = VALUE line and set on the API side too.
+ * The defaults below are the traffic shape of a plain stream; knobs
+ * override them. */
 static void gen_setup(gen *g)
 {
     int i;
@@ -361,11 +399,16 @@ static void gen_setup(gen *g)
 
 /* ---- events ---- */
 
+/* A generated event the API refused: a generator bug (see gen_fatal). */
 static void gen_fail_api(const char *what, const char *err)
 {
     gen_fatal(what, err);
 }
 
+/* `arrive Mn ...`: 1 .. max_groups recipient groups, over the mix's
+ * transports and next-hops, sometimes local parts; a bulk message has a
+ * large first group.  Next-hop strings live in a static buffer, valid
+ * for the qs_arrive call (which copies them). */
 static void ev_arrive(gen *g)
 {
     static const char *locals[] = {"alice", "bob", "carol", "dave", "erin"};
@@ -419,6 +462,8 @@ static void ev_arrive(gen *g)
     gen_write(g);
 }
 
+/* `select` (round robin) or, one time in eight, `select TRANSPORT`,
+ * including a transport that never had mail (it must answer idle). */
 static void ev_select(gen *g)
 {
     qs_delivery d;
@@ -447,6 +492,8 @@ static void ev_select(gen *g)
     gen_write(g);
 }
 
+/* `done Dn ok|fail|defer` for a delivery that is in flight (asked of the
+ * scheduler itself), with the mix's failure and defer rates. */
 static void ev_done(gen *g)
 {
     size_t n = qs_in_flight_count(g->sched);
@@ -463,6 +510,8 @@ static void ev_done(gen *g)
     gen_write(g);
 }
 
+/* `at T`: mostly 1 to 3 seconds on, sometimes past the backoff (to
+ * reach revivals), sometimes the same time again. */
 static void ev_at(gen *g)
 {
     char err[256];
@@ -478,6 +527,9 @@ static void ev_at(gen *g)
     gen_write(g);
 }
 
+/* One event, drawn by phase: filling (many arrivals and selections) or
+ * draining (mostly completions), so that streams both build up state and
+ * work it off.  With --check the invariants are checked after it. */
 static void gen_event(gen *g, int draining)
 {
     size_t inflight = qs_in_flight_count(g->sched);
@@ -534,6 +586,7 @@ static void gen_compare_shadow(gen *g)
     free(b);
 }
 
+/* `qsched gen --help`: the options and the list of mixes. */
 static void gen_usage(FILE *f)
 {
     int i;
@@ -552,6 +605,7 @@ static void gen_usage(FILE *f)
         fprintf(f, "  %-12s %s\n", gen_mixes[i].name, gen_mixes[i].about);
 }
 
+/* A decimal seed or size, refusing anything that would overflow. */
 static int parse_u64(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
@@ -566,6 +620,11 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* One stream: draw profile and mix from the seed if not given, write
+ * the header comment and the parameters, then opt->events events in
+ * fill and drain phases, and finally compare the API-driven scheduler
+ * with the parser-driven shadow.  The order of random draws is part of
+ * the stream's definition: changing it changes every seed's stream. */
 int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
                  size_t errlen)
 {
@@ -649,6 +708,8 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
     return 0;
 }
 
+/* `qsched gen` on the command line: options, then qs_gen_write on
+ * stdout; a write error is an error (exit 2), never a silent success. */
 int qs_gen_main(int argc, char **argv)
 {
     qs_gen_options opt = {0, -1, NULL, 80, 0, NULL, 0};

@@ -1,19 +1,66 @@
 /*
- * jobs.c - the structures of the preemptive scheduler: jobs, peers and
- * recipient entries, and the two job lists of each transport.
+ * jobs.c - the structures of the preemptive scheduler that sit between a
+ * message and its deliveries: jobs, peers and recipient entries, and the
+ * two job lists of each transport.
  *
- * Owns: creating jobs (one per message and transport), peers (one per job
- * and destination) and entries; linking a job into the scheduler's job
- * list and the by-enqueue-time list (S-PRE-13, S-MEM-10); retiring a job
- * whose entries are all selected (S-PRE-2); freeing jobs and peers.
- * Implements SCHEDULER_README "The structures used by nqmgr" and the end
- * of "What happens when nqmgr picks up the message" (S-PRE-1).  May not:
- * reorder jobs for preemption (preempt.c) or move recipient slots other
- * than through memory.c.
+ * Implements SCHEDULER_README, "The structures used by nqmgr" and the end
+ * of "What happens when nqmgr picks up the message" (jobs, peers and
+ * entries are found or created as recipients are assigned; a new job is
+ * "enqueued on the transport's job list based on the time its message was
+ * picked up").  Rules S-PRE-1, S-PRE-2 (retirement), S-PRE-13 and
+ * S-MEM-10 (linking by enqueue time), and the pool hand-over a link
+ * triggers (S-MEM-5).
+ *
+ * Owns: creating and freeing jobs, peers and entries; the links of both
+ * job lists (except the one move preemption makes, preempt.c); the list
+ * primitives for entries.  May not: decide which entry goes next
+ * (select.c), preempt (preempt.c), or decide how many slots a job may
+ * hold (memory.c, called from here when a link or retirement moves them).
+ *
+ * How the structures relate (the document invites you to come back to its
+ * list "anytime you'll feel you have lost a sense what is what"):
+ *
+ *     message --< job (one per transport the message uses)
+ *     job --< peer (one per destination of that transport)  >-- queue
+ *     peer --< entry (batches of up to destination_recipient_limit
+ *                     recipients), each entry also on its queue's list
+ *
+ * For example, with a destination recipient limit of 2,
+ *     arrive M1 smtp:a*3 smtp:b relay:a
+ * gives
+ *     M1 -+- job(M1, smtp) --+- peer(a): entry(2), entry(1)  -> queue smtp:a
+ *         |                  +- peer(b): entry(1)            -> queue smtp:b
+ *         +- job(M1, relay) -+- peer(a): entry(1)            -> queue relay:a
+ * and each entry is also on the todo list of the queue on the right.
+ *
+ * A queue lists the entries of every message for its destination; a peer
+ * lists those of one message only, which is what lets the scheduler walk
+ * messages (jobs) in its own order while the concurrency scheduler counts
+ * per destination.
+ *
+ * The life of a job (stack_level in brackets):
+ *     created by a batch [-1] -> linked by enqueue time [0]
+ *     -> preempts another job [n + 1], pops back [0]   (preempt.c)
+ *     -> all entries selected: retired [-1]           (select.c)
+ *     -> a later batch brings entries: relinked [0]   (qsi_job_obtain)
+ *     -> its message leaves: freed                    (memory.c)
+ *
+ * The two job lists.  Both start in enqueue-time order.  The scheduler's
+ * list (lprev/lnext) is reordered by preemption; the by-time list
+ * (tprev/tnext) never is, and recipient slots are handed out along it
+ * (S-MEM-5), "because it doesn't change over time as the scheduler's job
+ * list does".  A job is on both or on neither: a job whose entries are all
+ * selected retires from both, keeping its counters, and is linked again
+ * by the same time rule when a later batch brings it entries.  This is
+ * the document's "third complication" of reading in batches: a job is
+ * not done when its in-core recipients are, and some jobs are created
+ * "long after the first batch of recipients was read in core"; both must
+ * land where their message's enqueue time puts them, not at the end.
  */
 #include <stdlib.h>
 #include "sched_int.h"
 
+/* One explain-level line naming a job: blocker, retire, relink. */
 void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
 {
     qs_trace r = qsi_trace_init(kind);
@@ -26,13 +73,37 @@ void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
  * normally go at the end; revived jobs and jobs created by a later batch
  * find their place from the end.  On the scheduler's list only jobs
  * without a stack parent count as time markers (preempting children sit
- * out of time order). */
+ * out of time order).
+ *
+ *     scheduler's list: from the tail, pass jobs that have a parent or a
+ *         later enqueue time; insert after the first other job (or at
+ *         the head).  Passed where selection starts (or every job is a
+ *         blocker)?  Then selection starts at the new job (and, under
+ *         R-14 walk_start, it is the current job).
+ *     by-time list: the same walk without the parent condition.  Passed
+ *         the first unread job (or there is none)?  Then the new job is
+ *         the first unread job, and the old one returns its unused slots.
+ *     the job takes whatever the transport's pool holds.
+ *
+ * Why by enqueue time, and why it matters beyond FIFO: the candidate scan
+ * stops early on the strength of this order (preempt.c), and the pools are
+ * distributed along it.  For the first batch of a new message the walks
+ * stop at once: the job is simply appended.  A job placed in front of
+ * where selection starts must become the start, or the selection walk
+ * would never see it. */
 static void job_link(qs_sched *s, qs_job *job, int revived)
 {
     qs_transport *t = job->transport;
     qs_message *m = job->message;
     qs_job *prev, *next, *walk = t->job_walk, *unread;
 
+    /* The walk from the tail: a job enqueued at the same second as this
+     * one stops it (>= 0), so equal times keep their arrival order.  Jobs
+     * with a parent are preempting children, placed by preemption rather
+     * than by time, so they do not stop the walk; orphans do, so that a
+     * job linked late stays in time order with respect to them, which the
+     * early stop of the candidate scan needs (S-PRE-6, S-PRE-13).  Usually
+     * the first job looked at stops the walk, so a link costs O(1). */
     for (next = NULL, prev = t->jtail; prev; next = prev, prev = prev->lprev) {
         if (prev->parent == NULL &&
             m->queued_time - prev->message->queued_time >= 0)
@@ -51,6 +122,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->jtail = job;
 
+    /* The by-time list has no children to step over: it is in time order
+     * throughout (S-INV-2 checks it). */
     unread = t->job_next_unread;
     for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
         if (m->queued_time - prev->message->queued_time >= 0)
@@ -69,6 +142,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->ttail = job;
 
+    /* On the lists, on no stack (a revived job's stack was left when it
+     * retired). */
     job->stack_level = 0;
     /* Linked in front of where selection starts (or every job is a
      * blocker): selection starts at the new job.  R-14: it also becomes
@@ -80,23 +155,36 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
             t->job_current = job;
     }
     /* Linked in front of the first unread job: that job first returns its
-     * unused slots to the pool (S-MEM-5). */
+     * unused slots to the pool (S-MEM-5).  The document: such a job "is
+     * first forced to return all of its unused recipient slots to the
+     * transport pool", from which the new job then takes them: the slots
+     * always go to the first job that still has recipients to read. */
     if (unread == NULL) {
         unread = t->job_next_unread;
         t->job_next_unread = job;
         if (unread)
             qsi_job_move_limits(s, unread);
     }
-    /* A job on the list takes every unused slot of the pool. */
+    /* A job on the list takes every unused slot of the pool ("each time a
+     * job is created and appended to the job list, it gets all unused
+     * recipient slots from its transport's pool"). */
     if (t->rcpt_unused > 0) {
         job->rcpt_limit += t->rcpt_unused;
         m->rcpt_limit += t->rcpt_unused;
         t->rcpt_unused = 0;
     }
+    /* Only a relink is traced: a new job is implied by the `read` line of
+     * the batch that created it. */
     if (revived)
         qsi_trace_job(s, QS_T_RELINK, job);
 }
 
+/* Off both lists.  If it was the current job, reading R-7 says which job
+ * is current now (the job after it, as in Postfix); if selection was to
+ * start there, it starts with the job after it.  stack_level -1 marks "on
+ * no list"; a popped job's children were already adopted (qsi_job_pop),
+ * so children still here belong to a level-0 job and become orphans
+ * (S-PRE-10). */
 static void job_unlink(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
@@ -141,7 +229,14 @@ static void job_unlink(qs_sched *s, qs_job *job)
 }
 
 /* S-PRE-2: a job whose entries are all selected leaves the job lists; it
- * keeps its counters and comes back if its message gets more entries. */
+ * keeps its counters and comes back if its message gets more entries.
+ * Leaving means: leave its preemption stack (refunding its parent,
+ * S-PRE-9), give back the recipient slots it holds beyond what is in core
+ * (S-MEM-5: a retired job has nothing to read them for), then unlink.
+ * Why keep the counters: "it is possible that the job will be revived
+ * later, when another batch of recipients is read in core"; its selected
+ * and read entries still describe the message's share on this transport,
+ * and its score denominator (MAX entries) must count them. */
 void qsi_job_retire(qs_sched *s, qs_job *job)
 {
     if (job->stack_level > 0)
@@ -151,6 +246,8 @@ void qsi_job_retire(qs_sched *s, qs_job *job)
     qsi_trace_job(s, QS_T_RETIRE, job);
 }
 
+/* A message has one job per transport it uses, rarely more than a few:
+ * a linear search is the simplest exact answer. */
 static qs_job *job_find(qs_message *m, qs_transport *t)
 {
     qs_job *j;
@@ -161,11 +258,18 @@ static qs_job *job_find(qs_message *m, qs_transport *t)
 }
 
 /* A job per (message, transport); linked by time; a blocker that gets new
- * entries is a blocker no more. */
+ * entries is a blocker no more.
+ * Called for each recipient being assigned (assign.c).  A new job is
+ * appended to the message's job list (creation order, which fixes the
+ * order of slot returns in memory.c) and linked; a retired one (level -1)
+ * is linked again (`relink`).  A blocker that receives entries might now
+ * have a selectable peer, so it is unmarked, and selection restarts at the
+ * head of the list so the walk reaches it (S-PRE-11). */
 qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
 {
     qs_job *job = job_find(m, t), **pp;
     int revived = job != NULL;
+    /* New: all counters 0, on no list (level -1) until linked below. */
     if (!job) {
         job = qsi_calloc(1, sizeof *job);
         job->message = m;
@@ -191,6 +295,10 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     return job;
 }
 
+/* The message is leaving the active queue (memory.c): the job leaves its
+ * stack (a final refund), gives back its slots, and leaves the lists if it
+ * is still on them.  Its peers are already gone: every entry was dealt
+ * with before the message could leave. */
 void qsi_job_free(qs_sched *s, qs_job *job)
 {
     if (job->stack_level > 0)
@@ -202,6 +310,14 @@ void qsi_job_free(qs_sched *s, qs_job *job)
     free(job);
 }
 
+/* The job's peer for destination q, created at the end of the job's peer
+ * list when the first recipient for q is assigned (for a message with
+ * few recipients usually one entry per peer; a mailing list may need many
+ * entries per peer once the destination recipient limit is reached): "within the job, it
+ * finds the peer which represents the bound destination queue ... if it
+ * does not exist yet, it instantiates it".  The map is keyed by the
+ * queue's serial, never its address, so that nothing can depend on where
+ * malloc put things. */
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
 {
     qs_peer *p = qs_map_get(&job->peers, NULL, q->serial);
@@ -222,6 +338,10 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
     return p;
 }
 
+/* A peer with no pending and no in-flight entries is freed.  In-flight
+ * entries keep it (refcount): their `done` needs the peer to reach the
+ * job and message.  A later recipient for the same destination simply
+ * makes a new peer, at the end of the round robin. */
 void qsi_peer_free_if_unused(qs_peer *p)
 {
     qs_job *job = p->job;
@@ -240,6 +360,8 @@ void qsi_peer_free_if_unused(qs_peer *p)
     free(p);
 }
 
+/* The queue's entry lists (todo and busy share the qprev/qnext links,
+ * since an entry is on exactly one of them): append and unlink, O(1). */
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e)
 {
     e->qprev = *tail;
@@ -264,6 +386,9 @@ void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e)
     e->qprev = e->qnext = NULL;
 }
 
+/* An entry leaves its peer's pending list: selected (select.c) or
+ * deferred (messages.c).  The peer's refcount is not touched here: an
+ * in-flight entry still counts. */
 void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
 {
     if (e->pprev)
@@ -278,6 +403,11 @@ void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
     p->todo--;
 }
 
+/* A new, empty entry at the end of the peer's list and of its queue's
+ * todo list; the caller (assign.c) fills it with recipients up to the
+ * destination recipient limit.  It is one more entry read for the job:
+ * the minimum entry estimate grows (S-MEM-8), and the queue may become
+ * ready. */
 qs_entry *qsi_entry_create(qs_peer *p)
 {
     qs_entry *e = qsi_calloc(1, sizeof *e);

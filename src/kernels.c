@@ -6,6 +6,22 @@
  * proved by Frama-C WP (make proofs) and the rules tested one by one.
  * No state, no I/O, no allocation.
  *
+ * Why kernels.  The core's decisions are all of two kinds: moving
+ * structures around (lists, stacks, pools) and arithmetic on counters
+ * (feedback, hysteresis, cohorts, slots, scores, shares).  The first kind
+ * lives in the concept files; every piece of the second kind is here,
+ * one function per rule, so that each can be proved against the words of
+ * the document, tested on its own, and mutated to show that the proofs
+ * and the model checker notice (proofs/mutants, proofs/bmc/mutants).
+ * The callers:
+ *   concurrency.c  qs_fb_value, qs_success_step, qs_failure_step,
+ *                  qs_cohort_add, qs_cohort_dead, qs_safety_allows
+ *   preempt.c      qs_preempt_gate, qs_candidate_max_slots,
+ *                  qs_candidate_fits, qs_score_better,
+ *                  qs_score_cannot_improve, qs_preempt_fires,
+ *                  qs_slots_charge, qs_slots_refund, qs_pool_extra_share
+ *   memory.c       qs_pool_unused
+ *
  * The contracts (the comments opening with an at sign) are proved by
  * `make proofs`; proofs/README.md says in words what each one means, which
  * spec rule and which sentence of the document it formalises, and how the
@@ -81,6 +97,12 @@
  * Proved with WP's real-number float model (proofs/README.md explains why
  * the bounds carry over to IEEE doubles: every bound here has representable
  * end points and each operation is correctly rounded, hence monotone). */
+/* Why three forms.  A constant x is the same at every window: it keeps
+ * the old scheduler's behaviour at large windows but tolerates noise (the
+ * document: 1/4 per good delivery rides out one bad server in four behind
+ * a load balancer).  x/N grows the window by one per pseudo-cohort, linear
+ * in time, and defers least against an active limiter, at the price of
+ * more sensitivity to noise as N grows.  x/sqrt(N) lies between. */
 /*@
   requires base:   qs_unit(base);
   requires window: 1 <= window <= QS_WINDOW_TOP;
@@ -111,6 +133,9 @@ double qs_fb_value(int form, double base, int window)
 }
 
 /* S-CON-4/S-CON-5: "After success" of the pseudocode. */
+/* success and failure are updated in place: they carry over from one
+ * event to the next, which is what makes the hysteresis.  The result is
+ * the new window; the caller reports it if it changed. */
 /*@
   requires window: 1 <= window <= QS_WINDOW_TOP;
   requires limit:  0 <= limit <= QS_WINDOW_MAX;
@@ -185,6 +210,10 @@ int qs_success_step(int window, double g, int limit, int guard,
 }
 
 /* S-CON-7: "After failure" of the pseudocode, for a live destination. */
+/* The floor of 1: a live destination always keeps at least one delivery
+ * going, however much it fails; only the cohort test (qs_cohort_dead)
+ * stops deliveries.  That is the 2.5 design's separation of concurrency
+ * control from dead destination detection. */
 /*@
   requires window: 1 <= window <= QS_WINDOW_TOP;
   requires guard:  guard == 0 || guard == 1;
@@ -258,6 +287,9 @@ int qs_failure_step(int window, double f, int guard,
 
 /* S-CON-6: each failure is 1/window of a pseudo-cohort.
  * Proved with WP's real-number float model, like qs_fb_value. */
+/* At window 5 five failures make one failed cohort, at window 1 every
+ * failure does: the cohort limit counts windows' worth of failures, so it
+ * means the same at any concurrency. */
 /*@
   // fail_cohorts counts failures since the last reset, each worth at most
   // one cohort; 2^53 of them would take centuries, so the bound is real.
@@ -275,6 +307,11 @@ double qs_cohort_add(double fail_cohorts, int window)
 }
 
 /* S-CON-8 / S-PFX-1: the dead-destination test. */
+/* With the defaults (f = 1, limit 1, initial window 5) successive
+ * failures add 1/5 + 1/4 + 1/3 + 1/2 = 1.28 as the window steps down,
+ * and the fourth one kills: the old scheduler's "throttling down to zero
+ * concurrency after a single pseudo-cohort failure", which the document
+ * says corresponds to a limit of 1. */
 /*@
   // (double)limit is exact (|limit| < 2^53), so these are the document's
   // comparisons of fail_cohorts with the integer limit.
@@ -299,6 +336,9 @@ int qs_cohort_dead(double fail_cohorts, int limit, int postfix)
 
 /* S-CON-3: "Don't apply positive feedback unless
  * concurrency < busy_refcount + init_dest_concurrency". */
+/* busy is the number of deliveries in flight at the destination; which
+ * ones it counts at the moment of feedback differs by profile (S-PFX-6,
+ * see feedback_positive in concurrency.c). */
 /*@
   requires busy:   qs_ucount(busy);
   requires init:   0 <= init <= QS_WINDOW_MAX;
@@ -313,6 +353,10 @@ int qs_safety_allows(int window, int busy, int init)
 
 /* S-PRE-3: no attempt while the counter is <= 0 (loans can make it
  * negative) or while the job could never accumulate min_slots slots. */
+/* A job of fewer than min_slots x k entries could never earn min_slots
+ * slots; preempting it would gain its candidates little and cost an
+ * attempt at every selection, the "needless overhead" the document
+ * wants to avoid.  MAX is used: the job's size as it may yet turn out. */
 /*@
   requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
   requires entries:  qs_count(max_entries);
@@ -339,6 +383,8 @@ int qs_preempt_gate(long long slots_available, long long max_entries,
 
 /* S-PRE-5: slots the current job may still accumulate, using the minimum
  * entry estimate so that the scheduler errs on the safe side. */
+/* In words: what the job has earned (its counter) plus what its
+ * remaining in-core entries will earn, in whole slots. */
 /*@
   requires entries:  qs_ucount(min_entries);
   requires selected: qs_ucount(selected);
@@ -361,6 +407,8 @@ long long qs_candidate_max_slots(long long min_entries, long long selected,
 }
 
 /* S-PRE-5: a candidate needs at least one and at most max_slots slots. */
+/* needed 0 would be a job with nothing left to select: it has nothing
+ * to gain from going first. */
 /*@
   assigns \nothing;
   ensures boolean: \result == 0 || \result == 1;
@@ -372,6 +420,10 @@ int qs_candidate_fits(long long needed, long long max_slots)
 }
 
 /* S-PRE-6: a/b > c/d with b, d >= 1, without rounding. */
+/* Exact where Postfix compares two doubles: with delays up to 2^33 + 1
+ * and totals up to 10^9 the products stay within 64 bits (the parser's
+ * limits guarantee it), so no two different scores can ever tie by
+ * rounding. */
 /*@
   requires delays: 0 <= delay_a <= QS_DELAY_SAFE && 0 <= delay_b <= QS_DELAY_SAFE;
   requires totals: 1 <= total_a <= QS_COUNT_MAX && 1 <= total_b <= QS_COUNT_MAX;
@@ -398,6 +450,9 @@ int qs_score_better(long long delay_a, long long total_a,
 }
 
 /* S-PRE-6: delay <= best score, i.e. delay * total_best <= delay_best. */
+/* The early stop of the candidate scan (preempt.c): a job whose delay
+ * alone, divided by the smallest total (1), cannot beat the best score,
+ * and every later job on a time-ordered list is younger still. */
 /*@
   requires delays: 0 <= delay <= QS_DELAY_SAFE && 0 <= delay_best <= QS_DELAY_SAFE;
   requires total:  1 <= total_best <= QS_COUNT_MAX;
@@ -420,6 +475,9 @@ int qs_score_cannot_improve(long long delay, long long delay_best,
 /* S-PRE-7: counter/k + loan >= needed * (100 - discount) / 100, computed
  * as 100 * (counter/k + loan) >= needed * (100 - discount) so that no
  * fraction is lost (Postfix compares against a double; same answer). */
+/* The document's sequences for k = 2, a ten-entry job and two two-entry
+ * jobs: 11112211113311 with discount 0 (wait for both slots), and
+ * 11221111331111 with discount 50 (go once half is there). */
 /*@
   requires counter:  -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
   requires cost:     qs_cost(slot_cost);
@@ -442,6 +500,8 @@ int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
 }
 
 /* S-PRE-8: the preempted job pays for the whole candidate at once. */
+/* needed x k counter units are needed slots, since the counter counts
+ * entries and k entries make a slot. */
 /*@
   requires counter: -QS_SLOTS_MAX <= slots_available <= QS_SLOTS_MAX;
   requires needed:  qs_ucount(needed);
@@ -459,6 +519,8 @@ long long qs_slots_charge(long long slots_available, long long needed,
 /* S-PRE-9: refund on pop.  used_delta = entries really used - charged,
  * so subtracting used_delta * k gives back what was charged but unused
  * (or takes more when the child used more than it was charged). */
+/* An adoptive parent (two or more levels up) never paid for the child,
+ * so it gets nothing back; the child's slots_used is then simply dropped. */
 /*@
   requires counter: -2 * QS_SLOTS_MAX <= parent_available <= 2 * QS_SLOTS_MAX;
   requires used:    qs_count(used_delta);
@@ -485,6 +547,9 @@ long long qs_slots_refund(long long parent_available, long long used_delta,
 
 /* S-MEM-6: (extra + unused + 1) / 2, where unused is in [-extra, 0]
  * whenever this is called with the normal pool exhausted. */
+/* What is left of the extra pool is extra + unused (unused <= 0 here,
+ * the normal pool being held by the first unread job); half of it,
+ * rounded up, leaves the other half for the next preemption. */
 /*@
   requires extra:  qs_ucount(per_stack);
   requires pool:   -per_stack <= unused <= QS_COUNT_MAX;
@@ -504,6 +569,8 @@ long long qs_pool_extra_share(long long per_stack, long long unused)
 }
 
 /* S-MEM-5: a job can give back what neither it nor its message uses. */
+/* The smaller of the job's spare slots and the message's: slots the
+ * message uses to sponsor another job's recipients are not spare. */
 /*@
   requires counts: qs_count(job_limit) && qs_count(job_count) &&
                    qs_count(msg_limit) && qs_count(msg_count);

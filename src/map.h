@@ -22,8 +22,9 @@ typedef struct qs_map_node {
 } qs_map_node;
 
 typedef struct qs_map {
-    qs_map_node **bucket;
-    size_t nbucket, count;
+    qs_map_node **bucket;     /* chains; NULL until the first insertion */
+    size_t nbucket, count;    /* nbucket: 0 or a power of two; count:
+                                 entries (grows the map past nbucket) */
 } qs_map;
 
 void qs_map_init(qs_map *m);

@@ -1,20 +1,89 @@
 /*
- * memory.c - the memory limits: the active-queue limit, the recipient
- * limits of the first and later batches, the per-transport recipient pools
- * and their extra pools, refills, and the documented in-core bounds.
+ * memory.c - the memory limits: how many messages and how many recipients
+ * the scheduler holds in core, and how the recipient budget is shared.
  *
- * Owns: rcpt_limit of jobs and messages, rcpt_unused of transports, the
- * active and incoming message lists, and the per-event message check that
- * reads more recipients or lets a message leave.  Implements
- * SCHEDULER_README "Dealing with memory resource limits": S-MEM-2 ..
- * S-MEM-5, S-MEM-7, S-MEM-9, S-INV-8.  May not: read recipients itself
- * (assign.c) or select entries (select.c).
+ * Implements SCHEDULER_README, "Dealing with memory resource limits": the
+ * active-queue limit, the first batch and later batches of recipients,
+ * the per-transport recipient pools and how they pass along the job list,
+ * refills when all in-core recipients are dealt with, and the documented
+ * upper bounds.  Rules S-MEM-2 .. S-MEM-5, S-MEM-7 (the part at the end of
+ * an event), S-MEM-9 and the bound that holds, S-INV-8 (spec/memory.md).
+ * The extra pool (S-MEM-6) is granted in preempt.c, the reading itself is
+ * in assign.c, the room-based refills in select.c.
+ *
+ * Owns: rcpt_limit of jobs and messages, rcpt_unused of transports (the
+ * pools), the first-unread-job pointer, the active and incoming message
+ * lists, and the end-of-event message checks.  May not: read recipients
+ * itself (assign.c) or select entries (select.c).
+ *
+ * Tested by: tests/golden/mem-* (the document's worked example among
+ * them), tests/conformance/hand/mem-*, tests/unit/test_memory.c,
+ * tests/sh/memory-*.sh; the invariant checker asserts the pool and
+ * limit identities after every event (check.c, S-INV-5, S-INV-8).
+ *
+ * The problem.  A message may have hundreds of thousands of recipients
+ * and the active queue many messages, so not everything can be read at
+ * once.  Two limits bound memory: qmgr_message_active_limit messages, and
+ * a recipient budget.  A per-message recipient cap would be simple but
+ * poor (small batches, many re-reads of the queue file, poor estimates for
+ * preemption), so the budget is a pool of recipient slots per transport,
+ * shared among that transport's jobs: transports do not compete, and
+ * within a transport the slots go where the scheduler works, the head of
+ * the job list.
+ *
+ * How the slots move (S-MEM-5), in the document's terms:
+ *   - a job linked on the list takes whatever the pool holds;
+ *   - it keeps its slots until its message is fully read, then passes what
+ *     it does not use to the next job on the by-time list that still has
+ *     unread recipients (or back to the pool), and again each time one of
+ *     its entries is delivered;
+ *   - a job linked in front of the first unread job makes that job return
+ *     its spare slots first.
+ * The result: the first unread job holds the rest of the pool; jobs before
+ * it are fully read and hold no more than they have in core; jobs after it
+ * hold nothing (unless they received slots before a job was linked in
+ * front of them).  The scheduler therefore has exact counts (or the best
+ * estimates) for the jobs near the head, where it preempts.
+ *
+ * A message's limit is qmgr_message_recipient_minimum plus the slots of
+ * all its jobs, and a batch reads up to limit - in core: the jobs lend
+ * their slots to the message as a whole, and one job may "sponsor"
+ * another's recipients (the batch cannot know which transport its next
+ * recipients use until they are read).
+ *
+ * The document's own example: a message with three jobs holding 1, 5 and
+ * 2 recipients in core and 4, 5 and 0 slots has 8 recipients in core and
+ * a limit of minimum + 9, so its next batch may read minimum + 1 (see
+ * qsi_message_realloc for the document's "2").  If those recipients all
+ * go to the second job, the first job has sponsored the second, and the
+ * third job, with 2 recipients and no slots, was paid for by its first
+ * batch or by the message's minimum.  Sponsoring is why a job's slots and
+ * its recipients in core need not match, and why every slot return takes
+ * the smaller of the job's and the message's spare (qs_pool_unused).
+ *
+ * Why the extra pool exists (S-MEM-6, granted in preempt.c): the first
+ * unread job holds the normal pool, so a job that preempts it while
+ * itself still unread would find the pool empty and read only the
+ * minimum at a time; each such preemption takes half of what is left of
+ * a second, smaller pool instead.
  */
 #include "sched_int.h"
 #include "kernels.h"
 
 /* S-MEM-5: give the job's unused recipient slots to the first job on the
- * by-time list that still has unread recipients, or to the pool. */
+ * by-time list that still has unread recipients, or to the pool.
+ *
+ *     if job is the first unread job: advance that pointer to the next
+ *         job on the by-time list whose message has unread recipients
+ *     unused = min(limit(job) - count(job), limit(msg) - count(msg))
+ *     if unused > 0:
+ *         limit(job) -= unused; limit(msg) -= unused; pool += unused
+ *         if a first unread job exists and pool > 0: it takes the pool
+ *
+ * The min: a job must not give away slots its message is using for
+ * another job's recipients (sponsoring), or the message would hold more
+ * recipients than its limit says.  The move is traced (`slots`) at the
+ * explain level. */
 void qsi_job_move_limits(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
@@ -57,7 +126,15 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
  * other jobs that have slots to spare give them back first - retired jobs
  * at once, all of them once the message is fully read (a job may have
  * sponsored another job of its message) - then the job itself, once the
- * message is fully read. */
+ * message is fully read.
+ * The document speaks only of the job's own transfer "whenever a
+ * recipient entry of that job is delivered"; the returns of the sister
+ * jobs are Postfix's.  They matter because sponsoring crosses transports:
+ * the recipients that finished may have been read on another job's slots,
+ * and those slots must go back to the transport they came from, or that
+ * transport's pool would shrink for good.  Before the message is fully
+ * read, only retired jobs return (a job still on the list keeps its slots
+ * for the message's next batch). */
 void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
 {
     qs_job *sponsor;
@@ -71,6 +148,10 @@ void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
         qsi_job_move_limits(s, job);
 }
 
+/* Queue m for the end-of-event check (qsi_run_checks).  Checks are
+ * deferred rather than done on the spot because a check may free the
+ * message and its jobs, and the code that changed the counts (a selection
+ * walk, a deferral loop) may still hold pointers to them. */
 void qsi_message_schedule_check(qs_sched *s, qs_message *m)
 {
     if (!m->check_pending) {
@@ -81,11 +162,17 @@ void qsi_message_schedule_check(qs_sched *s, qs_message *m)
 }
 
 /* S-MEM-4: later batches: as many as the message's jobs' slots permit
- * plus qmgr_message_recipient_minimum (already in m->rcpt_limit). */
+ * plus qmgr_message_recipient_minimum (already in m->rcpt_limit).
+ *     n = min(unread, limit(msg) - count(msg)), read only if n > 0
+ * The document's worked example (jobs with 1, 5, 2 recipients in core and
+ * 4, 5, 0 slots) says "2 + minimum" more may be read; by this formula, and
+ * by Postfix's code, it is (min + 9) - 8 = 1 + minimum: the 2 is a slip of
+ * the document (spec/memory.md; tests/golden/mem-worked-example). */
 void qsi_message_realloc(qs_sched *s, qs_message *m)
 {
     int64_t limit = m->rcpt_limit - m->rcpt_count;
-    /* S-PFX-12: Postfix reads at most 5000 recipients at a time. */
+    /* S-PFX-12: Postfix reads at most 5000 recipients at a time (a fixed
+     * cap of its queue-file reader; the document has none). */
     if (qsi_postfix(s) && limit > 5000)
         limit = 5000;
     if (limit > 0)
@@ -93,7 +180,20 @@ void qsi_message_realloc(qs_sched *s, qs_message *m)
 }
 
 /* A message whose in-core recipients are all dealt with reads more, or
- * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7). */
+ * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7).
+ *
+ *     while nothing in core and some unread: read a batch
+ *     nothing in core and nothing unread:
+ *         free its jobs, leave the active queue (`leave`)
+ *         while messages wait and the active queue has room:
+ *             activate the oldest waiting message
+ *
+ * The loop is needed because a whole batch can be deferred as it is read
+ * (every recipient for a dead destination), leaving the count at 0 again.
+ * The document: reading happens "any time when all in-core recipients of
+ * the message are dealt with (which may also mean they were deferred) but
+ * there are still more in the queue file".  Returns 1 if m left (and was
+ * freed). */
 static int message_check(qs_sched *s, qs_message *m)
 {
     qs_trace r;
@@ -103,6 +203,9 @@ static int message_check(qs_sched *s, qs_message *m)
         qsi_message_realloc(s, m);
     if (m->rcpt_count > 0 || m->rcpt_unread > 0)
         return 0;
+    /* Done with the message.  Its jobs go first, so that each gives its
+     * slots back and leaves its stack (refunding its parent) while the
+     * message is still there for them to refer to. */
     while (m->jobs) {
         qs_job *j = m->jobs;
         m->jobs = j->mnext;
@@ -125,6 +228,9 @@ static int message_check(qs_sched *s, qs_message *m)
     r.b = m->deferred;
     qsi_emit(s, &r);
     qsi_message_free(m);
+    /* The room it leaves lets waiting messages in, oldest first.  (The
+     * document's "incoming having priority" over the deferred queue has
+     * nothing to compete with: qsched has no deferred queue.) */
     while (s->incoming_head && s->active_count < s->active_limit) {
         qs_message *w = s->incoming_head;
         s->incoming_count--;
@@ -136,12 +242,17 @@ static int message_check(qs_sched *s, qs_message *m)
     return 1;
 }
 
+/* The end of every arrive, select and done: check each message whose
+ * counts changed during the event.  A message that stays may be queued
+ * again by a later event. */
 void qsi_run_checks(qs_sched *s)
 {
     while (s->check_head) {
         qs_message *m = s->check_head;
         s->check_head = m->check_next;
         m->check_next = NULL;
+        /* A message that left is freed; one that stays is unmarked so that
+         * the next event that changes it queues it again. */
         if (!message_check(s, m))
             m->check_pending = 0; /* still active: may be queued again */
     }
@@ -149,7 +260,21 @@ void qsi_run_checks(qs_sched *s)
 
 /* S-MEM-2, S-MEM-3: enter the active queue; the first batch is at least
  * qmgr_message_recipient_minimum, more while fewer than
- * qmgr_message_recipient_limit recipients are in core. */
+ * qmgr_message_recipient_limit recipients are in core.
+ *
+ *     enqueue time = now; append to the active list (`activate`)
+ *     limit(msg) = minimum
+ *     n = max(minimum, recipient_limit - recipients in core, all messages)
+ *     read min(n, unread)
+ *
+ * A chicken-and-egg problem, as the document puts it: the per-transport
+ * pools cannot pay for the first batch, since which transports the
+ * message uses is known only after reading some recipients.  So the first
+ * batch is paid from the message's own minimum ("no matter what": at
+ * least one recipient is needed to create a job) and, while few
+ * recipients are in core overall, from the global
+ * qmgr_message_recipient_limit, so that light traffic is read whole.
+ * The enqueue time set here orders the job lists and ages candidates. */
 void qsi_message_activate(qs_sched *s, qs_message *m)
 {
     int64_t limit;
@@ -175,6 +300,19 @@ void qsi_message_activate(qs_sched *s, qs_message *m)
     qsi_message_read(s, m, limit);
 }
 
+/*
+ * S-MEM-9: the document's upper bounds on recipients in core.
+ *     per transport: max(minimum x active_limit + R + X, recipient_limit)
+ *     total:         max(minimum x active_limit + sum(R + X),
+ *                        recipient_limit)
+ * R, X: the transport's recipient_limit and extra_recipient_limit.  The
+ * reasoning behind them: each active message may hold its minimum, the
+ * pools hold at most R + X, and the first batches are covered by the
+ * global limit.  They are printed by --stats, not asserted: valid streams
+ * exceed them (a first batch of the minimum comes on top of a full global
+ * limit, and sponsoring moves slots across transports; spec/memory.md
+ * gives both streams).  qs_bound_holding is the bound that does hold.
+ */
 int64_t qs_bound_transport(const qs_sched *s, const qs_transport *t)
 {
     int64_t a = s->msg_rcpt_minimum * s->active_limit + t->rcpt_limit +
@@ -191,6 +329,10 @@ int64_t qs_bound_total(const qs_sched *s)
     return a > s->msg_rcpt_limit ? a : s->msg_rcpt_limit;
 }
 
+/* S-INV-8: recipient_limit + minimum x (messages active now) + the sum
+ * of every pool with its extra pool.  The global limit and the minimums
+ * are added, not maxed, since both kinds of first batch can be in core at
+ * once.  The invariant checker asserts this after every event. */
 int64_t qs_bound_holding(const qs_sched *s)
 {
     const qs_transport *t;

@@ -1,12 +1,49 @@
 /*
- * messages.c - messages arriving, deliveries ending, entries deferred.
+ * messages.c - the two events that start and end a piece of work: a
+ * message arrives (qs_arrive), a delivery finishes (qs_done); and the
+ * deferral of pending entries at a destination that died.
  *
- * Owns: qs_arrive (validation, the message structure, activation or the
- * incoming queue), qs_done (outcome, feedback, pool and blocker updates),
- * deferral of pending entries of a dead destination, and freeing a
- * message.  Implements the events of spec/events.md (S-EV-1, S-EV-7,
- * S-EV-9) and S-CON-9, S-CON-12, S-PFX-6.  May not: decide feedback
- * (concurrency.c) or slot moves (memory.c); it calls them.
+ * Implements the event semantics of spec/events.md for `arrive` and
+ * `done` (S-EV-1, S-EV-7, S-EV-9) and the order of the steps of a `done`
+ * (S-CON-12, with S-PFX-6 for where feedback goes), plus the deferral of
+ * S-CON-9.  In SCHEDULER_README terms: a message is "moved into the
+ * active queue" (or waits while it is full: "Dealing with memory resource
+ * limits"), and "after success"/"after failure" of the concurrency
+ * pseudocode run when a delivery ends.
+ *
+ * Owns: the message structure (creation, its recipient groups, freeing),
+ * the in-core recipient counts when recipients leave core, and the
+ * delivered/deferred tallies.  May not: decide feedback (concurrency.c),
+ * slot moves (memory.c) or blocker releases (select.c): qs_done calls
+ * each of them in the order the rules fix, and that order is the main
+ * content of this file.
+ *
+ * A message's life in one small stream (destination recipient limit 2),
+ * with the trace of `qsched --explain` beside each event:
+ *
+ *     arrive M1 smtp:a.example*3 smtp:b.example
+ *                        activate M1                        (memory.c)
+ *                        read M1 4 unread=0 limit=20000     (assign.c)
+ *                        slots smtp M1 limit=4 pool=19996   (memory.c)
+ *     select             deliver D1 M1 smtp:a.example 2     (select.c)
+ *     select             deliver D2 M1 smtp:b.example 1     (peers rotate)
+ *     done D1 ok         slots smtp M1 limit=2 pool=19998   (S-MEM-5)
+ *     done D2 fail       window smtp:b.example 5 4          (concurrency.c)
+ *                        slots smtp M1 limit=1 pool=19999
+ *     select             deliver D3 M1 smtp:a.example 1
+ *                        retire smtp M1                     (jobs.c)
+ *                        slots smtp M1 limit=0 pool=20000
+ *     done D3 ok         leave M1 delivered=3 deferred=1    (memory.c)
+ *
+ * The three recipients for a.example make two entries (2 + 1); the fail
+ * at b.example lowers its window at once (reverse hysteresis) and counts
+ * its recipient as deferred; each finished entry hands its slots back;
+ * the message leaves when nothing of it is in core or unread.
+ *
+ * The API contract (qsched.h): a call either succeeds or changes nothing.
+ * Hence every check comes before the first change.  The checks repeat the
+ * event parser's (events.c): the parser gives FILE:LINE messages, these
+ * protect direct users of the C API (harnesses, other tools).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +51,11 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* Names as the event language allows them (S-EV-1): a transport name is
+ * lower-case letters, digits and '-' (no '_', which separates a transport
+ * from a parameter suffix in TRANSPORT_suffix, S-EV-2); next-hops and
+ * local parts add upper case and ". _ +".  Neither may contain ':' or '@',
+ * which the trace uses to write TRANSPORT:LOCAL@NEXTHOP. */
 static int valid_name(const char *str, int transport)
 {
     if (!str || !*str)
@@ -31,6 +73,16 @@ static int valid_name(const char *str, int transport)
     return 1;
 }
 
+/*
+ * S-EV-7: `arrive MSG T:[LOCAL@]NEXTHOP[*COUNT] ...` - a message is queued.
+ * The groups are the message's queue file: nothing is read yet (reading
+ * is in batches, S-MEM-1).  If the active queue has room the message
+ * enters it at once, which sets its enqueue time and reads its first
+ * batch (memory.c); otherwise it waits at the tail of the incoming queue
+ * and enters when another message leaves (S-MEM-2).  A message id is
+ * unique while the message is in the scheduler (active or waiting), so
+ * that traces name messages unambiguously; it may be reused afterwards.
+ */
 int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
               size_t ngroups, char *err, size_t errlen)
 {
@@ -42,6 +94,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         qsi_seterr(err, errlen, "bad message id");
         return -1;
     }
+    /* Checks first, in the parser's order, so the first problem is the
+     * one reported and a refused call changes nothing. */
     if (qs_map_get(&s->messages, msgid, 0)) {
         if (err)
             snprintf(err, errlen, "duplicate message id \"%s\" (still in "
@@ -52,7 +106,9 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         qsi_seterr(err, errlen, "a message needs at least one recipient");
         return -1;
     }
-    /* S-EV-1: the incoming queue is bounded too. */
+    /* S-EV-1: the incoming queue is bounded too.  Memory must be bounded
+     * by the input's limits, and messages that wait hold their recipient
+     * groups in memory. */
     if (s->active_count >= s->active_limit &&
         s->incoming_count >= QS_WAITING_MAX) {
         qsi_seterr(err, errlen, "too many messages waiting for the active queue "
@@ -70,6 +126,9 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
             qsi_seterr(err, errlen, "bad next-hop or local part");
             return -1;
         }
+        /* The total stays within QS_COUNT_MAX: every count derived from
+         * it (entries, slots times k, score products) then fits in 64
+         * bits (kernels.h). */
         if (g->count < 1 || g->count > QS_COUNT_MAX - total) {
             qsi_seterr(err, errlen, "recipient count out of range (1 .. "
                    "1000000000 per message)");
@@ -77,6 +136,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         }
         total += g->count;
     }
+    /* The message owns copies of every string: the caller's buffers are
+     * only valid during the call (qsched.h). */
     m = qsi_calloc(1, sizeof *m);
     m->id = qsi_strdup(msgid);
     m->serial = ++s->serial;
@@ -94,7 +155,10 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     if (s->active_count < s->active_limit) {
         qsi_message_activate(s, m);
     } else {
-        /* S-MEM-2: the active queue is full: wait, first come first in. */
+        /* S-MEM-2: the active queue is full: wait, first come first in.
+         * A waiting message is invisible to the scheduler: "messages not
+         * in the 'active' queue are simply not considered at all", which
+         * is how the active limit bounds the preemption lookahead. */
         if (s->incoming_tail)
             s->incoming_tail->next = m;
         else
@@ -105,11 +169,16 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         r.msg = m->id;
         qsi_emit(s, &r);
     }
+    /* The first batch may have been deferred whole (dead destinations):
+     * the message check reads on or lets the message leave. */
     qsi_run_checks(s);
     return 0;
 }
 
-/* Recipients leave core: delivered, deferred, or failed. */
+/* Recipients leave core: delivered, deferred, or failed.  Four counts
+ * move together (job, message, transport, scheduler) so that the pool
+ * rules (memory.c) and the bounds can read them in O(1); the invariant
+ * checker recounts them from the structures (S-INV-1, S-INV-4). */
 static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 {
     qs_job *job = e->peer->job;
@@ -121,7 +190,13 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 }
 
 /* S-CON-9: a todo entry of a dead destination is deferred: removed from
- * the active queue; its recipients stay undelivered. */
+ * the active queue; its recipients stay undelivered.
+ * In Postfix the recipients go back to the deferred queue to be retried
+ * later; qsched has no deferred queue, so they leave the model, counted
+ * as deferred.  Like a finished delivery, the deferral frees the entry's
+ * recipients from core, so the slot rules of a `done` apply (S-MEM-5),
+ * and the message is checked at the end of the event (it may need to
+ * read more, or leave). */
 void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
 {
     qs_peer *p = e->peer;
@@ -139,10 +214,12 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qsi_qlist_unlink(&q->todo_head, &q->todo_tail, e);
     q->todo--;
     p->refcount--;
-    /* R-12 deferred_entries: dealt with, it counts as selected (as in
-     * Postfix), so the job's entry total - the score denominator, the
-     * S-PRE-3 gate - still includes it (selected); or it leaves the job's
-     * entry count as if never read (forgotten). */
+    /* Dealt with: it counts as selected (as in Postfix), so the job's
+     * entry total - the score denominator, the S-PRE-3 gate - still
+     * includes it.  read_entries is left alone: the pending count (read -
+     * selected) drops by one, as the entry is gone.  R-12
+     * deferred_entries = forgotten is the other reading: the entry leaves
+     * the job's count as if it had never been read (read_entries - 1). */
     if (QS_READING(s, QR_DEFERRED_ENTRIES) == QRV_DEFERRED_FORGOTTEN)
         job->read_entries--;
     else
@@ -156,6 +233,31 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     free(e);
 }
 
+/*
+ * S-EV-9, S-CON-12: `done Dn ok|fail|defer` - a delivery agent reports.
+ * `fail` and `defer` both end with the recipients deferred: in Postfix
+ * they would go to the deferred queue and be tried again later, which is
+ * outside the active queue this model covers.  The two differ only as
+ * feedback: `fail` (connection or handshake) is negative, `defer`
+ * (refused later in the session) positive.
+ *
+ *     1. (postfix) feedback, the delivery still counted as busy
+ *     2. the entry leaves the busy list; its recipients leave core as
+ *        delivered (ok) or deferred (fail, defer)
+ *     3. (document) feedback, busy no longer counting it
+ *     4. recipient slots move on (S-MEM-5)
+ *     5. blockers released if the destination can take more (S-PRE-12)
+ *     6. the peer and the queue are freed if nothing is left in them
+ *     7. message check at the end of the event (S-MEM-7, S-MEM-2)
+ *
+ * Why this order.  Feedback comes before the slot and blocker steps
+ * because it can change the window (and so whether the destination can
+ * take more, step 5) and can kill the destination, deferring its pending
+ * entries.  The profiles differ only in whether the finishing delivery
+ * still counts as busy when the safety rule looks (S-PFX-6): the document
+ * runs "after success" after the delivery is over; Postfix turns the
+ * report into feedback before it takes the entry off the queue.
+ */
 int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
             size_t errlen)
 {
@@ -170,6 +272,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
         qsi_seterr(err, errlen, "bad outcome");
         return -1;
     }
+    /* The handle must name a delivery in flight; the map answers in O(1)
+     * and, found, forgets it (a handle is never reused, S-EV-8). */
     e = qs_map_del(&s->inflight, NULL, (uint64_t)handle);
     if (!e) {
         if (err)
@@ -182,10 +286,13 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     job = p->job;
     m = job->message;
     t = q->transport;
-    /* S-PFX-6: Postfix applies feedback while the delivery still counts
-     * as in flight; the document's busy count no longer includes it. */
+    /* Step 1 (postfix).  S-PFX-6: Postfix applies feedback while the
+     * delivery still counts as in flight; the document's busy count no
+     * longer includes it. */
     if (qsi_postfix(s))
         qsi_feedback(s, q, outcome);
+    /* Step 2: the delivery is over: off the busy list, its recipients
+     * out of core and tallied by outcome. */
     qsi_qlist_unlink(&q->busy_head, &q->busy_tail, e);
     q->busy--;
     t->in_flight--;
@@ -197,17 +304,28 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
         m->deferred += e->nrcpt;
         s->stats.recipients_deferred += e->nrcpt;
     }
+    /* One fewer in flight: the window may have room again.  Step 3
+     * (document): feedback, with busy no longer counting the delivery. */
     qsi_queue_update_ready(q);
     if (!qsi_postfix(s))
         qsi_feedback(s, q, outcome);
-    /* S-MEM-5: slots freed by the finished entry move on. */
+    /* Step 4.  S-MEM-5: slots freed by the finished entry move on ("such a
+     * transfer then also happens whenever a recipient entry of that job is
+     * delivered"). */
     qsi_message_return_slots(s, m, job);
-    /* S-PRE-12: the destination can take more: release blockers. */
+    /* Step 5.  S-PRE-12: the destination can take more: release blockers.  Any
+     * outcome frees a place in the window, whatever the document's
+     * "successfully finishes" suggests; a `fail` that also lowered the
+     * window may leave it full, and then nothing is released. */
     qsi_blocker_update(s, q);
-    /* The peer's reference is dropped only now: negative feedback above
-     * may have deferred the peer's other entries. */
+    /* Step 6.  The peer's reference is dropped only now: negative
+     * feedback above may have deferred the peer's other entries (a dying
+     * queue defers its pending entries), and the peer must survive that
+     * to be found here. */
     p->refcount--;
     qsi_peer_free_if_unused(p);
+    /* S-CON-13: an alive queue with nothing pending or in flight goes
+     * (R-1 idle_window). */
     qsi_queue_free_if_idle(s, q);
     free(e);
     qsi_message_schedule_check(s, m);
@@ -215,6 +333,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     return 0;
 }
 
+/* The message's own memory: its groups and id.  Its jobs are freed first
+ * by the caller (memory.c message check, or qs_sched_free). */
 void qsi_message_free(qs_message *m)
 {
     size_t i;

@@ -1,20 +1,83 @@
 /*
- * preempt.c - job preemption: delivery slots, the choice of a candidate,
- * the preemption test with its slot loan and discount, the preemption
- * "stack" with its parents, children and adoption, and the pop that
- * refunds a parent.
+ * preempt.c - job preemption: how a message with few recipients slips past
+ * bulk mail without delaying the bulk by more than a known factor.
+ *
+ * Implements SCHEDULER_README, "How the preemption works" (delivery slots,
+ * the slot counter, candidates and their score, when preemption happens,
+ * slot loans and discounts) and the programmer's half of "How destination
+ * concurrency limits affect the scheduling algorithm" (the preemption
+ * stack that blockers turn into a tree: parents, children, adoption).
+ * Rules S-PRE-3 .. S-PRE-10 (spec/preemption.md) and S-MEM-6, the extra
+ * recipient pool an unread preempting job receives.
  *
  * Owns: slots_available and slots_used of every job, the parent/child
- * relations, and the moves of the scheduler's job list that preemption
- * makes.  Implements SCHEDULER_README "How the preemption works" and the
- * part of "How destination concurrency limits affect the scheduling
- * algorithm" about the stack: S-PRE-3 .. S-PRE-10, S-MEM-6.  The
- * arithmetic is in kernels.c.  May not: select entries (select.c).
+ * relations and stack levels, and the one move of the scheduler's job list
+ * that preemption makes (the candidate goes in front of the current job).
+ * Every arithmetic decision (gate, max slots, fit, score, test, charge,
+ * refund, extra share) is a proved kernel in kernels.c; this file strings
+ * them together.  May not: select entries (select.c, which calls
+ * qsi_job_preempt once per selection) or link jobs by time (jobs.c).
+ *
+ * The theory, in short.  Picture each moment a delivery agent becomes free
+ * as a delivery slot.  The oldest job would take every slot (FIFO).  If
+ * instead it earns one free slot for every k slots it uses, its delivery
+ * stretches by (k+1)/k at most, and the free slots go to other mail
+ * ("inflating" the job's delivery time on purpose, like the accumulation
+ * of potential in amortised analysis).  The free slots need not be
+ * spread evenly: the job may first
+ * accumulate them (selecting its own entries in the meantime, which only
+ * makes it finish earlier) and spend several at once, by letting a smaller
+ * job go first.  That smaller job may itself be preempted the same way,
+ * and the document's argument is that the stretch of any job stays below
+ * k/(k-1) however deep this recursion goes (and below (k+1)/k without
+ * recursion).  k is the transport's delivery_slot_cost (default 5).
+ *
+ * The two bounds, worked out.  A job of n entries earns one free slot per
+ * k of its entries, n/k in all, so if only it is preempted its last entry
+ * goes out after at most n + n/k slots: a stretch of (k+1)/k.  If the jobs
+ * that take its free slots are preempted in turn, they earn slots too,
+ * each level at most 1/k of the level above, and the series
+ * n (1 + 1/k + 1/k^2 + ...) sums to n k/(k-1).  With k = 5 that is 1.2
+ * and 1.25.  (The document states the bounds; the bounded model checker
+ * confirms them on every short stream, docs/inflation.md.)
+ *
+ * The document's picture of it, with 1 a four-entry job followed by four
+ * one-entry jobs 2..5 and free slots every other slot: FIFO delivers
+ * 1111 2 3 4 5, preemption delivers 1 2 1 3 1 4 1 5.  Job 1 finishes
+ * three slots later; jobs 2, 3 and 4 finish 3, 2 and 1 slots earlier.  Why the
+ * slots are accumulated rather than handed out evenly: a job that
+ * delivers its own entries first and lends its slots later is never worse
+ * off ("111...1 is no worse than 1.1.1.1"), and a later, smaller message
+ * still finds slots to use instead of a sequence already promised away
+ * (the document's thousand-, hundred- and ten-recipient example).
+ *
+ * What qsched keeps per job, following "the truth" the document admits in
+ * brackets: the counter slots_available grows by 1 per selected entry (in
+ * select.c) and is divided by k whenever it is compared with slots.  A
+ * preemption charges the preempted job needed x k at once; its
+ * preempting child starts with slots_used = -needed and counts up per
+ * selected entry, so when the child leaves the stack slots_used says how
+ * far it under- or overspent, and the parent is refunded accordingly.
+ *
+ * Tested by: tests/golden/pre-* (the document's own sequences among
+ * them), tests/conformance/hand/pre-*, tests/unit/test_preempt.c,
+ * tests/sh/preempt-stats.sh; the bounded model checker (make bmc) checks
+ * the gate, the test, the candidate rule, the refunds and the inflation
+ * bounds on every short stream.
+ *
+ * Reading order: qsi_job_preempt at the end is the entry point; it uses
+ * job_candidate (which job), the kernels (whether), and the stack helpers
+ * at the top (how the relations change); qsi_job_pop is also called when
+ * a job retires or is freed (jobs.c).
  */
 #include <stdlib.h>
 #include "sched_int.h"
 #include "kernels.h"
 
+/* The children of a job are kept in a list in the order they preempted it
+ * (several at once are possible once blockers are involved).  The order
+ * only matters for adoption, which appends, and for describing the state;
+ * no decision iterates it. */
 static void child_unlink(qs_job *parent, qs_job *child)
 {
     if (child->sprev)
@@ -40,7 +103,21 @@ static void child_append(qs_job *parent, qs_job *child)
 }
 
 /* S-PRE-10: the children of a job leaving its stack are adopted by its
- * parent (or orphaned); they keep their stack level. */
+ * parent (or orphaned); they keep their stack level.
+ *
+ *     level 0:     1 --- 2 --- 3 --- 5          1 preempted by 4,
+ *                  |           |                3 preempted by 6,
+ *     level 1:     4 (gone)    6                4 preempted by 7 and 8
+ *                 / \      (7 and 8 both preempted 4)
+ *     level 2:   7   8      (after 4 leaves: 7 and 8 hang from 1)
+ *
+ * The document's picture: job 4 preempted job 1 and was itself preempted
+ * by 7 and 8; when 4 completes, 7 and 8 hang from 1 ("adoptive parent"),
+ * two levels down.  Keeping the level is what marks the adoption: a child
+ * exactly one level below its parent is the one that parent paid for, a
+ * deeper one was adopted and earns its adoptive parent no refund
+ * (qsi_job_pop).  Orphans (no parent left at all) stay on the job list
+ * where they are; only the slot accounting forgets them. */
 void qsi_job_parent_gone(qs_job *job, qs_job *parent)
 {
     qs_job *child;
@@ -52,7 +129,29 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
     }
 }
 
-/* S-PRE-9: leave the preemption stack; refund the original parent. */
+/*
+ * S-PRE-9: leave the preemption stack; refund the original parent.
+ *
+ *     if parent and level(job) == level(parent) + 1:
+ *         counter(parent) -= slots_used(job) x k       (the refund)
+ *     unlink job from parent's children
+ *     job's children -> adopted by parent (or orphans)
+ *     level(job) = 0
+ *
+ * Why a refund: when the job preempted its parent, the parent paid for
+ * the job's whole estimated need (qsi_job_preempt).  The estimate is a
+ * maximum (S-MEM-8); a job may leave having used fewer entries than paid
+ * for (unread recipients went to other transports, or it left to preempt
+ * someone else), and the parent gets the difference back.  It may also
+ * have used more (its estimate grew with later batches), and then the
+ * parent pays the rest now.  Either way the parent ends up having paid for
+ * exactly what its child selected, which is what keeps the inflation bound.
+ * The document leaves this bookkeeping to "the nqmgr sources"; the rule is
+ * Postfix's.
+ *
+ * The trace (explain level) shows the used delta, whether a refund was
+ * applied, and the parent's counter after it.
+ */
 void qsi_job_pop(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
@@ -84,7 +183,65 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     qsi_emit(s, &r);
 }
 
-/* S-PRE-5, S-PRE-6: the best candidate to preempt `current`. */
+/*
+ * S-PRE-5, S-PRE-6: the best candidate to preempt `current`.
+ *
+ *     max_slots = (MIN(current) - selected(current) + counter(current)) / k
+ *     if max_slots <= 0: no candidate
+ *     for each job J after current on the scheduler's list:
+ *         skip blockers and jobs that have children
+ *         needed = MAX(J) - selected(J)
+ *         if 1 <= needed <= max_slots and score(J) > score(best):
+ *             best = J
+ *     score(J) = (now - enqueue time of J + 1) / MAX(J)
+ *
+ * Which jobs may preempt: those that could be delivered within the slots
+ * the current job has accumulated *plus those it may still accumulate*
+ * from its remaining entries.  The document poses this as a riddle: if
+ * only the slots already accumulated counted, the job with the fewest
+ * entries would always fit first, and a steady stream of one-recipient
+ * mail would starve every two-recipient message forever.  Counting the
+ * whole budget lets the best-scored candidate be chosen even when it
+ * cannot be afforded yet (the test in qsi_job_preempt then waits).  The
+ * current job's budget uses its minimum estimate and the candidate's need
+ * its maximum: both err on the side of not preempting (S-MEM-8).
+ *
+ * A reading (R-3 candidate_fit): the document first says a job that
+ * "requires no more than" the slots can preempt, later one "which may be
+ * delivered by less than that number of slots".  qsched takes "no more
+ * than" (<=), as Postfix does; the document's own sequence 11112211113311
+ * needs it, since with k = 2 each two-entry job preempts with exactly two
+ * slots accumulated.
+ *
+ * Which candidate: the one with the highest enqueue-age per entry.  The
+ * document writes "maximum enqueue_time/recipient_entry_count" and means
+ * the time since enqueue (older first: that maximises message delivery
+ * rates), divided by the size, since a message of n entries takes n times
+ * as long.  The +1 keeps a job enqueued this very second from scoring 0
+ * (Postfix's; the document has none: R-8 score_wait_plus_one).
+ * Scores are compared exactly, by cross-multiplication (qs_score_better);
+ * only a strictly better score wins, so ties go to the earlier job.
+ *
+ * Only jobs after the current one: jobs before it are blockers, its own
+ * stack children, or jobs released in front of it since it was selected
+ * (which selection serves before it anyway), and "it is always only the
+ * current job which may get preempted".  A job with children is a
+ * preempted parent itself; letting it preempt would undo its own
+ * preemption (R-11 preempted_candidates).  A job at the top of another
+ * stack may be chosen: it leaves that stack first (qsi_job_preempt).
+ *
+ * Example: at time 100 the current job C may still earn 4 slots.  After
+ * it on the list: A, enqueued at 10 with 3 entries (score 91/3 = 30.3),
+ * B, enqueued at 40 with 1 entry (score 61), D, enqueued at 50 with 6
+ * entries (too big: 6 > 4).  B is chosen: younger than A, but it is done
+ * three times as fast.  At time 50 A would have won (41/3 against 11):
+ * a small message does not overtake an older one at once, its score
+ * grows faster, ties with A's at time 54 (the tie goes to A, the earlier
+ * job) and passes it from time 55 on.
+ *
+ * early_stop: the scan may stop at a level-0 job whose age alone cannot
+ * beat the best score; see the comment in the loop.
+ */
 static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
                                   int early_stop, int64_t *out_delay,
                                   int64_t *out_total, int64_t *out_max)
@@ -115,9 +272,8 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
                       : max_slots - 1;
     if (fit_max <= 0)
         return NULL;
-    /* Only jobs after the current one: jobs before it are blockers or its
-     * own stack children.  Jobs that are themselves preempted (have
-     * children) and blockers are not candidates. */
+    /* Only jobs after the current one (above).  Jobs that are themselves
+     * preempted (have children) and blockers are not candidates. */
     for (job = current->lnext; job; job = job->lnext) {
         int64_t total, needed, delay;
         /* R-11 preempted_candidates: excluded (Postfix) or included. */
@@ -137,7 +293,12 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
             best_total = total;
         }
         /* Level-0 jobs follow in enqueue-time order, so once a level-0
-         * job's delay cannot beat the best score no later job can. */
+         * job's delay cannot beat the best score no later job can.
+         * Every job after a level-0 job J was enqueued no earlier than J
+         * (jobs are linked by enqueue time, S-PRE-13, and preemption only
+         * moves a job forward), so its delay is at most J's, and with a
+         * total of at least 1 its score is at most delay(J) <= score(best).
+         * Stack children are out of time order, hence level 0 only. */
         if (early_stop && best && job->stack_level == 0 &&
             qs_score_cannot_improve(delay, best_delay, best_total))
             break;
@@ -147,6 +308,10 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
     return best;
 }
 
+/* The scan with its early stop.  The stop is an optimisation resting on an
+ * ordering property of the job list that no kernel contract can state;
+ * fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full scan and abort
+ * if the two ever disagree. */
 static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                              int64_t *total, int64_t *max_slots)
 {
@@ -200,7 +365,25 @@ static int preempt_fires(const qs_sched *s, const qs_job *current,
                             t->slot_loan, t->slot_discount, needed);
 }
 
-/* S-PRE-3 .. S-PRE-8: try to preempt the current job. */
+/*
+ * S-PRE-3 .. S-PRE-8: try to preempt the current job.  Called at every
+ * selection on a transport with k >= 2 ("the preemption attempt happens
+ * every time next transport's recipient entry is to be chosen").
+ *
+ *     gate:   counter(C) > 0 and MAX(C) >= minimum_delivery_slots x k
+ *     J = best candidate (above); none: keep C
+ *     needed = MAX(J) - selected(J)
+ *     test:   counter(C) / k + loan >= needed x (100 - discount) / 100
+ *     if the test holds:
+ *         J leaves its own stack, if on one
+ *         J moves in front of C on the scheduler's list
+ *         J becomes C's child, level(J) = level(C) + 1
+ *         counter(C) -= needed x k;  slots_used(J) = -needed
+ *         J unread: J gets half of what is left of the extra pool
+ *         selection starts at J; J is the current job at once
+ *         (R-14 walk_start) or once its entry is selected (last_selected)
+ * Returns J, or C unchanged.
+ */
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
 {
     qs_transport *t = current->transport;
@@ -208,6 +391,11 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     int64_t needed, delay, total, max_slots;
     qs_trace r;
 
+    /* S-PRE-3, the gate: "to avoid needless overhead" no attempt for a job
+     * too small ever to accumulate minimum_delivery_slots (Postfix's
+     * reading, "at least", is used: R-4), nor while its counter is not
+     * positive (a loan taken by an earlier preemption is being repaid
+     * first: R-5). */
     if (!preempt_gate(s, current))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
@@ -230,6 +418,15 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.c = max_slots;
     qsi_emit(s, &r);
 
+    /* S-PRE-7, the test.  Without loan and discount: preempt once the
+     * accumulated slots pay for the candidate in full.  The document shows
+     * why waiting for the full amount is needlessly strict: with k = 2, a
+     * ten-entry job and two two-entry jobs, full payment gives the
+     * sequence 11112211113311, while taking 50% in advance (discount 50)
+     * gives 11221111331111 - the small mail goes much sooner and the big
+     * job finishes no later.  The advance is only a loan: the full price
+     * is charged below, so the counter may go negative and the gate above
+     * holds further attempts until it is repaid. */
     needed = QS_MAX_ENTRIES(job) - job->selected_entries;
     r = qsi_trace_init(QS_T_NOPREEMPT);
     r.transport = t->name;
@@ -245,8 +442,16 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         qsi_emit(s, &r);
         return current;
     }
-    /* The candidate leaves any stack it tops, moves in front of the
-     * current job, and becomes its child one level deeper. */
+    /* S-PRE-8.  The candidate leaves any stack it tops, moves in front of
+     * the current job, and becomes its child one level deeper.
+     * For the tree drawn above qsi_job_parent_gone the scheduler's list
+     * reads 7 8 1 2 6 3 5: each child sits just in front of the job it
+     * preempted, and the walk of select.c sees nothing else.
+     * "The job preempting the current job is moved in front of the current
+     * job on the job list": entry selection, which walks the list, then
+     * serves the child first and returns to the parent when the child is
+     * done or blocked, with no separate stack to consult.  The by-time
+     * list does not move (it orders recipient slots, S-MEM-5). */
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
     else if (job->child_head)
@@ -282,11 +487,22 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
         t->job_current = job;
     /* The preempted job pays up front; the child counts the difference
-     * between what it uses and what was paid (slots_used = -needed). */
+     * between what it uses and what was paid (slots_used = -needed).
+     * Paying at once, not per entry the child selects, matters once
+     * blockers exist: a job may then be preempted by a second child while
+     * the first is blocked ("job 4 is preempted by both job 7 AND job 8"),
+     * and slots not yet taken out would be spent twice. */
     current->slots_available =
         qs_slots_charge(current->slots_available, needed, t->slot_cost);
     job->slots_used = -needed;
-    /* S-MEM-6: an unread preempting job gets a share of the extra pool. */
+    /* S-MEM-6: an unread preempting job gets a share of the extra pool.
+     * A preempting job whose message is not fully read could otherwise
+     * only read qmgr_message_recipient_minimum recipients at a time (the
+     * normal pool is held by the first unread job on the by-time list),
+     * which "would really degrade performance".  Its share is half of what
+     * is left of the extra pool, rounded up, so repeated preemptions never
+     * drain it below zero; the normal pool goes negative by that amount
+     * (S-INV-5 allows down to -extra_recipient_limit). */
     if (job->message->rcpt_unread > 0) {
         int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
                                             t->rcpt_unused);

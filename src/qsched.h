@@ -165,8 +165,14 @@ size_t qs_in_flight_count(const qs_sched *s);
 int64_t qs_in_flight_nth(const qs_sched *s, size_t i);
 
 typedef struct qs_stats {
+    /* deliveries started; selects that found nothing; preemptions done;
+     * preemption tests that failed (a candidate was found but the slots
+     * did not suffice, S-PRE-7); times a job was marked a blocker */
     int64_t deliveries, idles, preemptions, preempt_refused, blockers;
+    /* recipients by outcome (deferred: fail, defer, dead destination) */
     int64_t recipients_delivered, recipients_deferred;
+    /* messages that left the active queue; destinations declared dead
+     * and revived; recipient batches read (S-MEM-1) */
     int64_t messages_done, deaths, revivals, reads;
     int64_t peak_in_core;     /* total in-core recipients, peak */
     int64_t bound_in_core;    /* the document's total bound (S-MEM-9) */
@@ -177,8 +183,11 @@ void qs_get_stats(const qs_sched *s, qs_stats *st);
 
 typedef struct qs_transport_stats {
     const char *name;
+    /* in_core: the transport's recipients in core now, peak_in_core its
+     * maximum so far, bound_in_core the document's per-transport bound
+     * (S-MEM-9) to compare it with */
     int64_t deliveries, preemptions, in_core, peak_in_core, bound_in_core;
-    int64_t in_flight;
+    int64_t in_flight;        /* deliveries in flight on the transport */
 } qs_transport_stats;
 size_t qs_transport_count(const qs_sched *s);
 void qs_get_transport_stats(const qs_sched *s, size_t i,

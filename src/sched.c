@@ -1,15 +1,83 @@
 /*
- * sched.c - the scheduler object: creating and destroying it, the
- * transports it knows, the clock, and the read-only accessors of qsched.h.
+ * sched.c - the scheduler object that the concept files hang from: its
+ * creation and destruction, its clock, its transports, its read-only
+ * accessors, and the few helpers every core file shares.
  *
- * Owns: qs_sched_new, qs_sched_free, qs_advance and the statistics and
- * in-flight accessors; transports and their resolved parameters (S-EV-2,
- * S-EV-5, S-PFX-7, S-PFX-9); the small helpers every core file shares
- * (trace emission, allocation that aborts, the profile test).
- * Implements no section of SCHEDULER_README by itself: it is the glue the
- * concept files hang from.  May not: take scheduling decisions (they live
- * in concurrency.c, jobs.c, preempt.c, select.c, memory.c, messages.c,
- * assign.c) or do I/O.
+ * Implements no section of SCHEDULER_README by itself.  What it holds is
+ * what the document takes for granted: "each transport structure groups
+ * everything what is going to be delivered by delivery agents dedicated
+ * for that transport", with its parameters resolved from main.cf names
+ * (S-EV-2, S-EV-3, and the postfix profile's adjustments S-PFX-7,
+ * S-PFX-9), the profile check of the parameters (S-EV-5), and the passage
+ * of time that revives dead destinations (S-EV-6, S-CON-10).
+ *
+ * Owns: qs_sched_new, qs_sched_free, qs_advance, the transports (creation,
+ * look-up, resolved parameters, the round-robin list), the statistics and
+ * in-flight accessors of qsched.h, and the qsi_ helpers below.  May not:
+ * take scheduling decisions (they live in the concept files) or do I/O.
+ *
+ * Map of the core, in the order of the document:
+ *   concurrency.c  "Concurrency scheduling": windows, feedback, dead
+ *                  destinations (S-CON-*)
+ *   assign.c       "What happens when nqmgr picks up the message"
+ *   jobs.c         "The structures used by nqmgr", the job lists
+ *   select.c       "How the entry selection works", blockers
+ *   preempt.c      "How the preemption works", the preemption stack
+ *   memory.c       "Dealing with memory resource limits"
+ *   messages.c     the arrive and done events that drive all of the above
+ *   kernels.c      the arithmetic of every rule, proved (proofs/)
+ *   params.c, map.c, check.c: parameters, look-ups, invariants
+ * docs/architecture.md draws the same map with the path of one event.
+ * A learner may read them in this order: concurrency.c (self-contained,
+ * the first half of the document), then jobs.c and assign.c (the
+ * structures and how a message fills them), select.c (entry selection),
+ * preempt.c (preemption), memory.c (the limits that complicate both),
+ * messages.c (the events that drive it all), and kernels.c whenever a
+ * function there is called.
+ *
+ * The four events through the core (events.c turns each line of a stream
+ * into one of these calls):
+ *   at T       qs_advance (here): time moves; expired backoffs revive
+ *              queues (concurrency.c), which may release blockers.
+ *   arrive     qs_arrive (messages.c): the message waits, or is activated
+ *              (memory.c), which reads its first batch (assign.c), which
+ *              creates transports (here), queues (concurrency.c), jobs,
+ *              peers and entries (jobs.c).
+ *   select     qs_select (select.c): round robin over transports, a
+ *              preemption attempt (preempt.c), the walk along the job
+ *              list with refills (memory.c, assign.c), one entry handed
+ *              out.
+ *   done Dn    qs_done (messages.c): feedback (concurrency.c), slot
+ *              returns (memory.c), blocker release (select.c).
+ * Each of arrive, select and done ends with the message checks of
+ * memory.c, which read more recipients or let messages leave.
+ *
+ * The document's words and qsched's names:
+ *   concurrency (of a destination)     qs_queue.window
+ *   busy_refcount, "concurrency" in    qs_queue.busy (deliveries in
+ *     the selection pseudocode           flight there)
+ *   success, failure, fail_cohorts     the same names in qs_queue
+ *   todo list, busy list               qs_queue.todo_head, busy_head
+ *   "dead" destination                 qs_queue.dead, revive_at
+ *   recipient entry, peer, job         qs_entry, qs_peer, qs_job
+ *   the scheduler's job list           lprev/lnext, jhead/jtail
+ *   the job list by enqueue time       tprev/tnext, thead/ttail
+ *   current job                        qs_transport.job_current
+ *   available delivery slot counter    qs_job.slots_available
+ *   blocker job                        blocker_tag equal to the
+ *                                        transport's (QS_IS_BLOCKER)
+ *   preemption stack, parent, level    qs_job.parent, children,
+ *                                        stack_level
+ *   transport recipient pool           qs_transport.rcpt_unused
+ *   a job's recipient slots            qs_job.rcpt_limit
+ *   qmgr_recipient_count               qs_sched.in_core
+ *   enqueue time                       qs_message.queued_time
+ *   k (transport_delivery_slot_cost)   qs_transport.slot_cost
+ *
+ * Conventions the whole core keeps: no I/O (decisions leave through the
+ * trace sink), no global state (everything hangs from qs_sched), and
+ * determinism (lists have explicit orders; maps are only for look-ups and
+ * are keyed by names and serial numbers, never by addresses).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +85,18 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* ---- helpers shared by the core files (declared in sched_int.h) ---- */
+
+/* A one-line reason for a refused call; callers may pass no buffer. */
 void qsi_seterr(char *err, size_t errlen, const char *msg)
 {
     if (err && errlen)
         snprintf(err, errlen, "%s", msg);
 }
 
+/* Every decision is reported through here: stamped with the virtual time
+ * and handed to the embedder's sink (the CLI prints it, harnesses compare
+ * it).  This is the core's only output. */
 void qsi_emit(qs_sched *s, qs_trace *r)
 {
     r->time = s->now;
@@ -30,6 +104,8 @@ void qsi_emit(qs_sched *s, qs_trace *r)
         s->sink(s->ctx, r);
 }
 
+/* An empty record of one kind: unused fields are 0 or NULL, which the
+ * printers rely on. */
 qs_trace qsi_trace_init(enum qs_trace_kind kind)
 {
     qs_trace r;
@@ -51,6 +127,7 @@ void *qsi_calloc(size_t n, size_t size)
     return p;
 }
 
+/* strdup that never returns NULL (see qsi_calloc). */
 char *qsi_strdup(const char *str)
 {
     size_t n = strlen(str) + 1;
@@ -59,6 +136,7 @@ char *qsi_strdup(const char *str)
     return p;
 }
 
+/* qs_map_put that never fails (see qsi_calloc). */
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
 {
     if (qs_map_put(m, str, num, v) < 0) {
@@ -66,22 +144,41 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
     }
 }
 
+/* True in the postfix profile.  Every place where the profiles differ
+ * tests this, next to the S-PFX rule id that says why (spec/profiles.md):
+ * grep for qsi_postfix to list them all.
+ * A new difference: write it down in spec/profiles.md as the next S-PFX
+ * rule (what the document says, what Postfix does, the effect), test
+ * qsi_postfix at the one place where the behaviour forks, cite the id
+ * there, and add a golden trace that shows both profiles. */
 int qsi_postfix(const qs_sched *s)
 {
     return s->profile == QS_PROFILE_POSTFIX;
 }
 
+/* ---- transports ---- */
+
+/* A per-transport parameter as resolved for transport t (params.c). */
 static int64_t pint(const qs_sched *s, const char *t, int id)
 {
     return qs_param_int(s->params, t, id);
 }
 
+/* The transport of that name, or NULL if no recipient named it yet
+ * (`select T` for such a transport is simply idle, S-EV-8). */
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name)
 {
     return qs_map_get(&s->transports, name, 0);
 }
 
-/* S-EV-2: parameters resolve TRANSPORT_suffix, built-in, default_suffix. */
+/* S-EV-2: parameters resolve TRANSPORT_suffix, built-in, default_suffix.
+ * A transport comes into being with the first recipient read for it
+ * ("for each triple, it finds the transport; if it does not exist yet, it
+ * instantiates it").  Its parameters are resolved once, here: they are
+ * frozen with the scheduler, so a transport never needs to look them up
+ * again.  It is appended to the transport list, whose order is the round
+ * robin of qs_select (S-PRE-14); the first transport also starts the
+ * round robin. */
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
 {
     qs_transport *t = qsi_transport_find(s, name);
@@ -90,6 +187,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t = qsi_calloc(1, sizeof *t);
     t->name = qsi_strdup(name);
     t->serial = ++s->serial;
+    /* The parameters the preemptive scheduler reads (k, loan, discount,
+     * minimum slots), then the concurrency scheduler's, the process
+     * limit, the pools and refills, and the feedback forms.  Ranges were
+     * checked when they were set (params.c), so the casts cannot
+     * truncate. */
     t->slot_cost = (int)pint(s, name, QP_SLOT_COST);
     t->slot_loan = (int)pint(s, name, QP_SLOT_LOAN);
     t->slot_discount = (int)pint(s, name, QP_SLOT_DISCOUNT);
@@ -97,7 +199,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t->dest_conc_limit = (int)pint(s, name, QP_DEST_CONC_LIMIT);
     t->dest_rcpt_limit = (int)pint(s, name, QP_DEST_RCPT_LIMIT);
     t->init_conc = (int)pint(s, name, QP_INIT_CONC);
-    /* S-PFX-9: Postfix lowers the initial window to a non-zero limit. */
+    /* S-PFX-9: Postfix lowers the initial window to a non-zero limit.
+     * The document starts every destination at the initial concurrency
+     * and clamps to the limit only after positive feedback (S-CON-5), so
+     * local (initial 5, limit 2) starts at 5 there and at 2 in Postfix.
+     * The lowered value is also what the safety rule and revival use. */
     if (qsi_postfix(s) && t->dest_conc_limit > 0 &&
         t->init_conc > t->dest_conc_limit)
         t->init_conc = t->dest_conc_limit;
@@ -109,7 +215,10 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     t->refill_delay = pint(s, name, QP_REFILL_DELAY);
     t->pos = qs_param_feedback(s->params, name, QP_POS_FEEDBACK);
     t->neg = qs_param_feedback(s->params, name, QP_NEG_FEEDBACK);
-    /* S-PFX-7: Postfix 3.x has the sqrt form compiled out: warn, use 1. */
+    /* S-PFX-7: Postfix 3.x has the sqrt form compiled out: warn, use 1.
+     * The warning is a trace record (QS_T_FBWARN) that the CLI prints on
+     * stderr, once per transport and direction, when the transport is
+     * created. */
     if (qsi_postfix(s)) {
         qs_feedback *fbs[2] = {&t->pos, &t->neg};
         int i;
@@ -124,8 +233,10 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
             }
         }
     }
+    /* blocker tags start odd; jobs and queues start at 0: unmarked */
     t->blocker_tag = 1;
-    /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots. */
+    /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
+     * The first job linked on this transport takes them all. */
     t->rcpt_unused = t->rcpt_limit;
     qs_map_init(&t->queues);
     qsi_map_put(&s->transports, t->name, 0, t);
@@ -140,6 +251,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     return t;
 }
 
+/* ---- the public API: life cycle and time ---- */
+
+/* Creates a scheduler from a copy of the parameters (S-EV-2: the first
+ * event freezes them).  The checks that depend on the profile come first,
+ * so that a refused configuration allocates nothing. */
 qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
                        qs_trace_sink sink, void *ctx, char *err,
                        size_t errlen)
@@ -150,7 +266,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         qsi_seterr(err, errlen, "unknown profile");
         return NULL;
     }
-    /* S-EV-5: the document profile has no "0 = no limit" convention. */
+    /* S-EV-5: the document profile has no "0 = no limit" convention.
+     * The document's clamp "if (concurrency > concurrency limit)
+     * concurrency = concurrency limit" would set every window to 0 with a
+     * limit of 0, so the value has no meaning there; Postfix reads 0 as
+     * unlimited (S-PFX-3).  Every override is checked, not only the
+     * global value. */
     if (profile == QS_PROFILE_DOCUMENT) {
         if (qs_param_int(p, NULL, QP_DEST_CONC_LIMIT) == 0) {
             qsi_seterr(err, errlen, "default_destination_concurrency_limit = 0 "
@@ -168,6 +289,8 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
             }
         }
     }
+    /* Everything else starts empty or at zero (calloc): time 0, no
+     * transports, no messages.  Handles start at D1 (S-EV-8). */
     s = qsi_calloc(1, sizeof *s);
     s->params = qs_params_clone(p);
     if (!s->params) {
@@ -195,6 +318,7 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     return s;
 }
 
+/* Frees a queue's entry list (todo or busy). */
 static void free_queue_entries(qs_entry *e)
 {
     while (e) {
@@ -204,12 +328,20 @@ static void free_queue_entries(qs_entry *e)
     }
 }
 
+/* Frees everything, whatever state the scheduler is in (deliveries in
+ * flight, messages waiting): every object is reachable from exactly one
+ * owner list - entries from their queue, queues from their transport,
+ * peers and jobs from their message, messages from the active or incoming
+ * list - so walking the owner lists frees each object once.  No trace is
+ * emitted. */
 void qs_sched_free(qs_sched *s)
 {
     qs_transport *t, *tn;
     qs_message *m, *mn;
     if (!s)
         return;
+    /* Queues own every entry (pending on todo, in flight on busy), so the
+     * entries go with their queues; transports go after their queues. */
     for (t = s->xhead; t; t = tn) {
         qs_queue *q, *qn;
         qs_job *j, *jn;
@@ -227,6 +359,10 @@ void qs_sched_free(qs_sched *s)
         free(t->name);
         free(t);
     }
+    /* Active messages own their jobs, jobs their peers.  Jobs are freed
+     * directly, not through qsi_job_free: that would pop stacks and move
+     * slots, work (and trace lines) a scheduler being destroyed must not
+     * do. */
     for (m = s->active_head; m; m = mn) {
         mn = m->next;
         while (m->jobs) {
@@ -242,6 +378,7 @@ void qs_sched_free(qs_sched *s)
         }
         qsi_message_free(m);
     }
+    /* Waiting messages have nothing but themselves. */
     for (m = s->incoming_head; m; m = mn) {
         mn = m->next;
         qsi_message_free(m);
@@ -254,6 +391,10 @@ void qs_sched_free(qs_sched *s)
     free(s);
 }
 
+/* S-EV-6: `at T` - virtual time moves forward (never back), and dead
+ * destinations whose backoff has expired come back.  Time is the only
+ * input besides events: it ages jobs for the candidate score (S-PRE-6),
+ * lets refill delays pass (S-MEM-7), and ends backoffs. */
 int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
 {
     if (now < s->now) {
@@ -262,7 +403,10 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
     }
     s->now = now;
     /* S-CON-10: revive dead destinations whose backoff has expired, in
-     * the order they died. */
+     * the order they died.  A revived queue holds no pending entries (they
+     * were deferred when it died), so it may only have deliveries still in
+     * flight; it is released as a blocker if it was one, and discarded if
+     * nothing at all is left in it (S-CON-13). */
     while (s->dead_head && s->dead_head->revive_at <= s->now) {
         qs_queue *q = s->dead_head;
         qsi_queue_revive(s, q, (int)q->busy);
@@ -272,10 +416,16 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- the public API: accessors (read-only) ----
+ * None of these changes the scheduler.  The CLI uses the statistics for
+ * --stats; stream generators (qsched gen, the fuzz harnesses) use the
+ * clock and the in-flight queries to write only valid `done` lines. */
+
 int64_t qs_now(const qs_sched *s) { return s->now; }
 
 int64_t qs_next_handle(const qs_sched *s) { return s->next_handle; }
 
+/* Whether `done Dhandle` would be accepted now. */
 int qs_in_flight(const qs_sched *s, int64_t handle)
 {
     return qs_map_get(&s->inflight, NULL, (uint64_t)handle) != NULL;
@@ -283,6 +433,7 @@ int qs_in_flight(const qs_sched *s, int64_t handle)
 
 size_t qs_in_flight_count(const qs_sched *s) { return s->inflight.count; }
 
+/* qsort order for handles (no subtraction: it could overflow). */
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -290,7 +441,9 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* The i-th smallest handle in flight (O(n log n): for generators and
- * tools, never on the scheduling path). */
+ * tools, never on the scheduling path).  The map is walked in hash order,
+ * but the handles are sorted before one is picked, so the answer does not
+ * depend on that order. */
 int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
 {
     size_t n = s->inflight.count, k = 0, b;
@@ -309,11 +462,16 @@ int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
     return v;
 }
 
+/* The counters kept as the scheduler runs, with the two in-core bounds
+ * computed for comparison with the peak (S-MEM-9, S-INV-8). */
 void qs_get_stats(const qs_sched *s, qs_stats *st)
 {
     *st = s->stats;
     st->bound_in_core = qs_bound_total(s);
-    /* S-INV-8 with A at its maximum, so that it bounds every step */
+    /* S-INV-8 with A at its maximum, so that it bounds every step:
+     * qs_bound_holding counts the minimum of the messages active now; a
+     * peak may have come with more, so the reported bound takes the
+     * active limit, the most there can be. */
     st->bound_holding = qs_bound_holding(s) +
                         s->msg_rcpt_minimum * (s->active_limit -
                                                s->active_count);
@@ -321,6 +479,8 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
 
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }
 
+/* The i-th transport in creation order (the order --stats prints);
+ * an index past the end gives an all-zero record. */
 void qs_get_transport_stats(const qs_sched *s, size_t i,
                             qs_transport_stats *st)
 {

@@ -26,84 +26,168 @@ typedef struct qs_queue qs_queue;
 typedef struct qs_transport qs_transport;
 typedef struct qs_message qs_message;
 
-/* A recipient entry: a batch of recipients of one message for one
- * destination queue of one transport. */
+/*
+ * A recipient entry: "a batch of recipients of one message which are all
+ * going to be delivered to the same destination (and over the same
+ * transport)".  It is the unit the scheduler hands out: one `select` gives
+ * one entry, one `done` takes one entry back.  An entry is either pending
+ * (on its queue's todo list and its peer's list) or in flight (on its
+ * queue's busy list only, with a handle).
+ */
 struct qs_entry {
-    qs_entry *qprev, *qnext;  /* queue todo list, or queue busy list */
-    qs_entry *pprev, *pnext;  /* peer entry list (todo entries only) */
+    qs_entry *qprev, *qnext;  /* the queue's todo list while pending, its
+                                 busy list while in flight */
+    qs_entry *pprev, *pnext;  /* the peer's list (pending entries only) */
     qs_peer *peer;
     qs_queue *queue;
-    int64_t nrcpt;
+    int64_t nrcpt;            /* recipients in the batch: 1 .. the
+                                 transport's destination recipient limit */
     int64_t handle;           /* delivery handle while busy, else 0 */
 };
 
-/* A peer: the entries of one job for one destination queue. */
+/*
+ * A peer: "like the queue structure ... the difference is that it lists
+ * only the recipient entries which all originate from the same message".
+ * One peer per (job, destination queue).  The job's peers form a list that
+ * entry selection walks round robin (S-PRE-15).
+ */
 struct qs_peer {
     qs_job *job;
     qs_queue *queue;
-    qs_entry *ehead, *etail;  /* todo entries, in creation order */
+    qs_entry *ehead, *etail;  /* pending entries, in creation order; a new
+                                 recipient tops up etail while it has room */
     int64_t todo;             /* entries on the list above */
-    int64_t refcount;         /* todo + busy entries of this peer */
+    int64_t refcount;         /* pending + in-flight entries: the peer may
+                                 be freed only at 0, since a `done` still
+                                 needs it to find its job */
     qs_peer *prev, *next;     /* the job's peer list (round robin) */
 };
 
-/* A destination queue: one next-hop (or recipient) of one transport. */
+/*
+ * A destination queue: everything one transport delivers to one next-hop
+ * (or, with a destination recipient limit of 1, to one recipient: S-EV-4).
+ * It carries the concurrency scheduler's per-destination state, the
+ * pseudocode's "int concurrency, double success, double failure, double
+ * fail_cohorts" (S-CON-1), under the names window/success/failure/
+ * fail_cohorts: "window" because the document's "concurrency" also names
+ * the number of deliveries in flight elsewhere (the selection pseudocode's
+ * peer->queue->concurrency), which here is `busy`.
+ */
 struct qs_queue {
     char *name;
-    uint64_t serial;
+    uint64_t serial;          /* creation number: the key of the job's peer
+                                 map, so look-ups never depend on addresses */
     qs_transport *transport;
     qs_entry *todo_head, *todo_tail, *busy_head, *busy_tail;
-    int64_t todo, busy;       /* entry counts; busy = deliveries in flight */
-    int window;               /* the document's "concurrency" */
-    double success, failure, fail_cohorts;
-    int dead;
-    int64_t revive_at;
-    qs_queue *dprev, *dnext;  /* the scheduler's dead list (by revive_at) */
-    unsigned blocker_tag;
-    int ready;                /* counted in transport->ready_queues */
+    int64_t todo, busy;       /* entry counts; busy = deliveries in flight
+                                 (the pseudocode's busy_refcount) */
+    int window;               /* the document's "concurrency": how many
+                                 deliveries may be in flight at once */
+    double success, failure;  /* the hysteresis accumulators: success grows
+                                 towards 1 (a step up), failure is driven
+                                 below 0 (a step down) (S-CON-4, S-CON-7) */
+    double fail_cohorts;      /* failed pseudo-cohorts since the last
+                                 success (S-CON-6, S-CON-8) */
+    int dead;                 /* declared dead: no selection, pending
+                                 entries deferred (S-CON-9) */
+    int64_t revive_at;        /* while dead: now + minimal_backoff_time */
+    qs_queue *dprev, *dnext;  /* the scheduler's dead list (by revive_at:
+                                 deaths happen in time order, so appending
+                                 keeps it sorted) */
+    unsigned blocker_tag;     /* == transport->blocker_tag: a blocker job
+                                 has pending entries here (S-PRE-11) */
+    int ready;                /* alive, window > busy and todo > 0: the
+                                 transport could select here now; counted
+                                 in transport->ready_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
 };
 
-/* A job: one message within one transport. */
+/*
+ * A job: "everything it takes to deliver one message via its transport".
+ * One job per (message, transport).  It sits on two lists of its
+ * transport: the scheduler's job list, which preemption reorders, and the
+ * list by enqueue time, which never reorders and along which recipient
+ * slots are handed out (S-MEM-5).  A job whose entries are all selected
+ * leaves both lists (retires) but keeps its counters, because a later
+ * batch of its message may bring it back (S-PRE-2, S-PRE-13).
+ */
 struct qs_job {
     qs_message *message;
     qs_transport *transport;
     uint64_t serial;
     qs_job *lprev, *lnext;    /* the scheduler's job list */
     qs_job *tprev, *tnext;    /* the by-enqueue-time job list */
-    qs_job *parent;           /* preemption stack parent */
-    qs_job *child_head, *child_tail, *sprev, *snext; /* children/siblings */
-    int stack_level;          /* -1: not on the job lists (retired/new) */
-    uint64_t preempted_serial; /* serial of the job it last preempted */
-    unsigned blocker_tag;
-    qs_peer *peer_head, *peer_tail;
+    qs_job *parent;           /* the job it preempted, or the one that
+                                 adopted it; NULL at level 0 and for
+                                 orphans (S-PRE-10) */
+    qs_job *child_head, *child_tail, *sprev, *snext; /* the jobs preempting
+                                 this one (children) and this job's place
+                                 among its parent's children (siblings);
+                                 after blockers a job may have several */
+    int stack_level;          /* 0: not preempting; n > 0: n levels of
+                                 preemption deep; -1: not on the job lists
+                                 (new or retired) */
+    uint64_t preempted_serial; /* serial of the job it last preempted: lets
+                                 the checker tell a parent that paid for
+                                 this child from an adoptive one */
+    unsigned blocker_tag;     /* == transport->blocker_tag: a blocker */
+    qs_peer *peer_head, *peer_tail; /* round-robin order (S-PRE-15) */
     int64_t peer_count;
     qs_map peers;             /* queue serial -> peer */
-    int64_t slots_used, slots_available;
-    int64_t selected_entries, read_entries;
-    int64_t rcpt_count, rcpt_limit;
+    int64_t slots_used;       /* entries selected beyond what its parent
+                                 paid for it: -needed at preemption, +1 per
+                                 selected entry; the refund at pop is
+                                 -slots_used (S-PRE-9) */
+    int64_t slots_available;  /* the document's "available delivery slot
+                                 counter", in entries: +1 per selected
+                                 entry, read divided by slot_cost (S-PRE-4);
+                                 charged when preempted (S-PRE-8) */
+    int64_t selected_entries, read_entries; /* entries handed out (or
+                                 deferred) and entries created: their
+                                 difference is what is pending (S-INV-4);
+                                 read_entries is the minimum estimate of
+                                 S-MEM-8 */
+    int64_t rcpt_count;       /* recipients of this job in core */
+    int64_t rcpt_limit;       /* recipient slots this job holds from its
+                                 transport's pool (S-MEM-5, S-MEM-6) */
     qs_job *mnext;            /* the message's job list */
 };
 
-/* A transport with its resolved parameters. */
+/*
+ * A transport: "everything what is going to be delivered by delivery
+ * agents dedicated for that transport".  Its parameters are resolved once,
+ * at creation, from TRANSPORT_suffix, the built-in defaults and the
+ * default_suffix values (S-EV-2, S-EV-3).
+ */
 struct qs_transport {
     char *name;
     uint64_t serial;
-    /* parameters (S-EV-2) */
+    /* parameters (S-EV-2); names as in main.cf without the prefix:
+     * slot_cost is k of the inflation argument (delivery_slot_cost), then
+     * delivery_slot_loan, delivery_slot_discount, minimum_delivery_slots,
+     * destination_concurrency_limit, destination_recipient_limit,
+     * initial_destination_concurrency, the failed cohort limit and
+     * process_limit */
     int slot_cost, slot_loan, slot_discount, min_slots;
     int dest_conc_limit, dest_rcpt_limit, init_conc, cohort_limit;
     int process_limit;
+    /* recipient_limit, extra_recipient_limit, recipient_refill_limit and
+     * recipient_refill_delay (seconds) */
     int64_t rcpt_limit, extra_rcpt_limit, refill_limit, refill_delay;
-    qs_feedback pos, neg;
+    qs_feedback pos, neg;     /* g(N) and f(N) (S-CON-2) */
     /* job lists */
     qs_job *jhead, *jtail;    /* scheduler's list */
     qs_job *thead, *ttail;    /* by-time list */
-    /* job_current: the job that may be preempted (S-PRE-2; by default the
-     * job whose entry was selected last, reading R-14).  job_walk: where
-     * entry selection starts; every job before it on the scheduler's list
-     * is a blocker, NULL means every job is (S-PRE-2).  Under reading
-     * current_job = walk_start (the postfix profile) they are one. */
-    qs_job *job_current, *job_walk, *job_next_unread;
+    qs_job *job_current;      /* the job that may be preempted (S-PRE-2):
+                                 "the job whose entry was selected the last
+                                 time" (R-14 last_selected), or where
+                                 selection starts (walk_start); NULL: none */
+    qs_job *job_walk;         /* where entry selection starts: every job
+                                 before it on the scheduler's list is a
+                                 blocker; NULL: every job is (S-PRE-2) */
+    qs_job *job_next_unread;  /* first job on the by-time list whose message
+                                 has unread recipients: it holds the pool
+                                 (S-MEM-5); a cache, advanced lazily */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
                                  most extra_rcpt_limit: S-MEM-6) */
@@ -111,7 +195,8 @@ struct qs_transport {
     qs_queue *qhead, *qtail;
     qs_map queues;            /* name -> queue */
     int64_t ready_queues;     /* alive, window > busy, todo > 0 */
-    int64_t in_flight;
+    int64_t in_flight;        /* deliveries in flight: the process limit
+                                 is compared with it (S-PRE-14) */
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
     qs_transport *next;       /* scheduler's transport list (round robin) */
@@ -119,41 +204,61 @@ struct qs_transport {
 
 /* One recipient group of an arrive line, owned by the message. */
 typedef struct qs_mgroup {
-    char *transport, *local, *nexthop;
+    char *transport, *local, *nexthop;  /* local may be NULL */
     int64_t count;
 } qs_mgroup;
 
+/*
+ * A message: one queue file.  The arrive line stands for the file: its
+ * recipients are read in batches from a cursor (S-MEM-1), and the message
+ * leaves when none are in core and none unread (S-MEM-2).
+ */
 struct qs_message {
     char *id;
     uint64_t serial;
-    int64_t queued_time;      /* when it entered the active queue */
+    int64_t queued_time;      /* when it entered the active queue: the
+                                 "enqueue time" that orders job lists and
+                                 ages candidates (S-PRE-6, S-PRE-13) */
     qs_mgroup *groups;
     size_t ngroups;
-    size_t cur_group;         /* read cursor (S-MEM-1) */
-    int64_t cur_offset;
-    int64_t rcpt_total, rcpt_unread, rcpt_count, rcpt_limit;
-    int64_t refill_time;
-    int64_t delivered, deferred;
-    int active;
-    int check_pending;
-    qs_job *jobs;
+    size_t cur_group;         /* read cursor (S-MEM-1): group, and */
+    int64_t cur_offset;       /* recipients of it already read */
+    int64_t rcpt_total;       /* recipients on the arrive line */
+    int64_t rcpt_unread;      /* still in the "queue file" */
+    int64_t rcpt_count;       /* in core: pending or in flight */
+    int64_t rcpt_limit;       /* qmgr_message_recipient_minimum plus the
+                                 slots of its jobs: how many recipients it
+                                 may hold in core (S-MEM-4) */
+    int64_t refill_time;      /* time of its latest batch (refill delay) */
+    int64_t delivered, deferred;  /* recipients done, by outcome */
+    int active;               /* in the active queue (not waiting) */
+    int check_pending;        /* queued on the scheduler's check list */
+    qs_job *jobs;             /* one per transport, in creation order */
     qs_message *next;         /* incoming FIFO, or the active list */
     qs_message *aprev;        /* active list */
-    qs_message *check_next;
+    qs_message *check_next;   /* the scheduler's check list */
 };
 
+/*
+ * The scheduler.  Everything it knows lives here or hangs from here: no
+ * global or static state anywhere in the core, so two schedulers in one
+ * program never interfere.
+ */
 struct qs_sched {
-    qs_params *params;
-    int profile;
+    qs_params *params;        /* a frozen copy */
+    int profile;              /* enum qs_profile */
     /* the named readings in force (readings.h, spec/readings.md): what the
      * stream set, else the profile's default */
     unsigned char reading[QR_COUNT];
     qs_trace_sink sink;
     void *ctx;
-    int64_t now;
-    uint64_t serial;
-    int64_t next_handle;
-    /* global parameters */
+    int64_t now;              /* virtual time, seconds */
+    uint64_t serial;          /* the last serial handed out (messages,
+                                 transports, queues, jobs share it) */
+    int64_t next_handle;      /* D1, D2, ... in selection order (S-EV-8) */
+    /* global parameters: qmgr_message_active_limit,
+     * qmgr_message_recipient_limit, qmgr_message_recipient_minimum,
+     * minimal_backoff_time */
     int64_t active_limit, msg_rcpt_limit, msg_rcpt_minimum, min_backoff;
     /* transports, in creation order; rr: where round robin starts
      * (reading transport_rr = next), rr_last: the transport of the last
@@ -167,12 +272,14 @@ struct qs_sched {
     int64_t incoming_count;
     qs_message *active_head, *active_tail;
     int64_t active_count;
-    qs_message *check_head;
+    qs_message *check_head;   /* messages whose counts changed during the
+                                 current event: checked at its end */
     /* deliveries in flight: handle -> entry */
     qs_map inflight;
     /* dead destinations, oldest first */
     qs_queue *dead_head, *dead_tail;
-    int64_t in_core;          /* qmgr_recipient_count */
+    int64_t in_core;          /* recipients in core, all messages (Postfix
+                                 calls it qmgr_recipient_count) */
     qs_stats stats;
     /* scratch buffer for reading batches */
     struct qs_batch_rcpt *batch;
@@ -183,10 +290,16 @@ struct qs_sched {
  * QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP. */
 #define QS_READING(s, r) ((int)(s)->reading[(r)])
 
+/* A job has pending entries (selectable if a peer's destination allows). */
 #define QS_HAS_ENTRIES(j) ((j)->selected_entries < (j)->read_entries)
-/* S-MEM-8: estimates the scheduler may use with unread recipients. */
+/* S-MEM-8: estimates the scheduler may use with unread recipients.  The
+ * minimum counts the entries that exist; the maximum assumes every unread
+ * recipient of the message becomes one more entry of this job.  Both are
+ * safe, which is the document's point: "the scheduler can always err on
+ * the safe side". */
 #define QS_MIN_ENTRIES(j) ((j)->read_entries)
 #define QS_MAX_ENTRIES(j) ((j)->read_entries + (j)->message->rcpt_unread)
+/* S-PRE-11: blocker marks are tags; see qs_transport.blocker_tag. */
 #define QS_IS_BLOCKER(j) ((j)->blocker_tag == (j)->transport->blocker_tag)
 
 /* The document's upper bounds on in-core recipients (S-MEM-9). */

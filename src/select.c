@@ -1,14 +1,66 @@
 /*
- * select.c - entry selection: the round robin over transports, the walk
- * along a transport's job list from the current job, the round robin over
- * a job's peers, blockers and their release.
+ * select.c - entry selection: which recipient entry goes to a delivery
+ * agent next.
  *
- * Owns: qs_select, the current job of each transport, blocker marks.
- * Implements SCHEDULER_README "How the entry selection works" (its
- * pseudocode) and the user's view of "How destination concurrency limits
- * affect the scheduling algorithm": S-PRE-2, S-PRE-4, S-PRE-11, S-PRE-12,
- * S-PRE-14, S-PRE-15.  May not: change windows (concurrency.c) or decide
- * preemptions (preempt.c).
+ * Implements SCHEDULER_README, "How the entry selection works" (its
+ * pseudocode, below) and the user's view of "How destination concurrency
+ * limits affect the scheduling algorithm": jobs none of whose
+ * destinations can take a delivery are "blocker jobs", skipped until a
+ * destination frees up.  Rules S-PRE-2, S-PRE-4, S-PRE-11, S-PRE-12,
+ * S-PRE-14, S-PRE-15 (spec/preemption.md) and the refill triggers of
+ * S-MEM-7 that the selection walk fires.
+ *
+ * Owns: qs_select, the current job of each transport (job_current), the
+ * round-robin position among transports and within each job's peers, the
+ * blocker marks of jobs and queues, and the per-entry slot counting
+ * (S-PRE-4).  May not: change windows (concurrency.c), decide or perform
+ * preemptions (preempt.c, called once per selection), or move recipient
+ * slots (memory.c).
+ *
+ * Tested by: tests/golden/pre-* (the blocker stories among them),
+ * tests/conformance/hand/pre-* and ev-*, the select property of the
+ * bounded model checker.
+ *
+ * The document's first approximation, which the functions below follow
+ * from the outside in:
+ *
+ *     for each transport, round robin:                     qs_select
+ *         skip it if its process limit is reached
+ *         for each job of the transport, in job-list order:
+ *                                              transport_entry_select
+ *             for each peer of the job, round robin:        peer_select
+ *                 if deliveries in flight there < window:
+ *                     hand out the peer's next entry    entry_select_peer
+ *
+ * Two refinements make it the real thing.  The transport's current job,
+ * "the job whose entry was selected the last time" (normally the head of
+ * the list), may first be preempted: another job is put in front of it.
+ * And a job none of whose peers may be selected is marked a blocker:
+ * skipped by the walk and by the candidate scan as if it were not on the
+ * list, until one of the destinations it waits for can take more.  "Thus
+ * the scheduler effectively behaves as if the blocker jobs didn't exist
+ * on the job list at all."  The walk starts at job_walk, past the
+ * blockers at the front of the list.
+ *
+ * A blocker story.  Window 2 at destination a, two deliveries in flight
+ * there; job 1 has entries only for a, job 2 for b.  The walk marks job 1
+ * a blocker (and queue a as blocking) and hands out job 2's entry: job 2
+ * is now the current job.  When a delivery at a ends, its window has
+ * room, so the jobs with entries waiting at a are released (job 1), and
+ * the next walk looks from the head again: job 1 goes next, and becomes
+ * the current job.  Jobs may thus complete out of list order, but for
+ * each destination the order stays FIFO (the document's "interesting side
+ * note"), because all jobs waiting there are released together.
+ *
+ * The preemption "stack" that blockers turn into a tree (preempt.c) does
+ * not matter here: "the job preempting the current job is moved in front
+ * of the current job on the job list", so the order of the list is all
+ * the walk needs, and the relations only serve the slot accounting.
+ *
+ * Blocker marks are tags: a job or queue is marked when its tag equals its
+ * transport's (odd) tag; a released job's tag is cleared, and adding 2 to
+ * the transport's tag unmarks all of them at once, in O(1), which is what
+ * Postfix's release of every blocker needs (S-PFX-13).
  */
 #include <string.h>
 #include "sched_int.h"
@@ -66,7 +118,17 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 }
 
 /* A queue that blocked jobs can take more: release blockers (S-PRE-12;
- * the next selection re-marks those still blocked). */
+ * the next selection re-marks those still blocked).  Called after every
+ * finished delivery (qs_done), after a revival and by a dying queue in the
+ * postfix profile.
+ * The document: "as soon as at least one of the peers of a blocker job
+ * becomes unblocked ... the job's blocker status is removed", and "all
+ * jobs which have peers for that destination are unblocked at once",
+ * which keeps each destination's jobs in FIFO order.  Which blockers that
+ * is, is reading R-13 (qsi_blocker_release).  A release needs the
+ * destination to have room and something pending; the queue's own mark is
+ * dropped as soon as it has room (or died), since it no longer blocks
+ * anyone. */
 void qsi_blocker_update(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -79,7 +141,14 @@ void qsi_blocker_update(qs_sched *s, qs_queue *q)
 }
 
 /* S-PRE-15: peers round-robin; the first peer whose destination has
- * window > deliveries in flight; the chosen peer goes to the end. */
+ * window > deliveries in flight; the chosen peer goes to the end.
+ * In the document's pseudocode the test is "peer->queue->concurrency <
+ * peer->queue->window": there "concurrency" is the count in flight (busy
+ * here), not the concurrency scheduler's number (the window).  A full
+ * destination is passed over, not waited for, so one slow destination
+ * does not hold up the job's others.  Rotating the list makes the job
+ * serve its destinations in turn: "even within single jobs, destinations
+ * are treated fairly". */
 static qs_peer *peer_select(qs_job *job)
 {
     qs_peer *p;
@@ -103,7 +172,19 @@ static qs_peer *peer_select(qs_job *job)
 }
 
 /* S-MEM-7: refill when the job has room, then select a peer; if none,
- * read more as a last chance. */
+ * read more as a last chance.
+ * The document: more recipients are read "whenever the current job has
+ * space for more recipients, subject to transport's refill_limit and
+ * refill_delay parameters".  Space is the message's (batches are read per
+ * message, S-MEM-4): limit - in core.  A read is worth it when the space
+ * reaches refill_limit, or, for a smaller space, once refill_delay has
+ * passed since the message's last read - so that a big message is not
+ * re-read for every few recipients that finish, yet not starved either.
+ * With the defaults (refill limit 100, delay 5s) a message reads again
+ * once 100 slots are free, or after 5 seconds with any free slot.
+ * The last chance is Postfix's: before a job is declared a blocker or
+ * stalled, any space at all is used, since the next batch may hold
+ * recipients for a destination that can take them. */
 static qs_peer *job_peer_select(qs_sched *s, qs_job *job)
 {
     qs_message *m = job->message;
@@ -124,6 +205,10 @@ static qs_peer *job_peer_select(qs_sched *s, qs_job *job)
     return NULL;
 }
 
+/* Hand out the peer's oldest pending entry: it moves from the queue's todo
+ * list to its busy list (one more delivery in flight there, which may
+ * fill the window), gets the next handle D1, D2, ... (S-EV-8), and is
+ * reported as a `deliver` line and in *out. */
 static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
 {
     qs_entry *e = p->ehead;
@@ -157,9 +242,29 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_emit(s, &r);
 }
 
-/* S-PRE-2: the transport's job list in order, from the first job that is
- * not known to be a blocker (job_walk); the current job may be preempted
- * first. */
+/*
+ * S-PRE-2: the transport's job list in order, from where selection starts.
+ *
+ *     if k >= 2 and there is a current job: try to preempt it  (preempt.c)
+ *     for job = first job that may not be a blocker, its next, ...:
+ *         blocker:                    skip
+ *         a peer can be selected:     hand out its entry, counter += 1,
+ *                                     current = job, retire job if done
+ *         pending entries, no peer:   mark job (and its queues) blocker
+ *         nothing pending:            stalled: retire
+ *     nothing found: every job is a blocker
+ *
+ * The walk is the document's "in the order of the transport's job list"
+ * from the head; job_walk only saves it the blockers at the front: every
+ * job before it is a blocker (checked by S-INV-2).  It is the current job
+ * when the current job was selected last and nothing was released in
+ * front of it since; a release, and a blocker that receives new entries,
+ * set it back to the head (select.c, jobs.c).  The current job - the one
+ * that may be preempted - is "the job whose entry was selected the last
+ * time" (R-14 current_job = last_selected); Postfix's current job is where
+ * the walk starts (walk_start, the postfix profile), and then the two
+ * pointers are one.
+ */
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
 {
@@ -167,28 +272,45 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
     qs_peer *p;
     if (!t->job_walk)
         return 0; /* every job is a blocker */
-    /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates).  It moves
-     * the preempting job in front of the current job and sets job_walk. */
+    /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates).
+     * With k = 1 every selected entry would earn a whole free slot, an
+     * inflation bound of k/(k-1) = infinity; k = 0 is the documented way
+     * to switch preemption off.  A preemption moves the preempting job in
+     * front of the current job and makes the walk start there. */
     if (t->slot_cost >= 2 && t->job_current)
         qsi_job_preempt(s, t->job_current);
+    /* The successor is taken before the job is looked at: a stalled job
+     * retires below, leaving the list, and the walk must go on from where
+     * it was, not from a job no longer linked. */
     for (job = t->job_walk; job; job = next) {
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
             continue;
         if ((p = job_peer_select(s, job)) != NULL) {
             entry_select_peer(s, p, out);
-            /* S-PRE-4: the counter grows by one per selected entry. */
+            /* S-PRE-4: the counter grows by one per selected entry.
+             * The document first says one slot per k selected entries,
+             * then corrects itself: the counter counts entries and is
+             * divided by k where it is used (preempt.c).  slots_used
+             * counts towards the refund the job's parent gets when the
+             * job leaves its stack (S-PRE-9). */
             job->slots_available++;
             job->slots_used++;
             /* "The job whose entry was selected the last time is the so
              * called current job"; the jobs the walk passed are blockers. */
             t->job_current = job;
             t->job_walk = job;
+            /* Done with this job for now: it leaves the job lists
+             * (S-PRE-2).  A job whose message still has unread
+             * recipients stays, since the next batch may bring it
+             * entries and its place in the list must be kept. */
             if (!QS_HAS_ENTRIES(job) && job->message->rcpt_unread == 0)
                 qsi_job_retire(s, job);
             return 1;
         } else if (QS_HAS_ENTRIES(job)) {
-            /* S-PRE-11: no selectable peer: a blocker; mark its queues. */
+            /* S-PRE-11: no selectable peer: a blocker; mark its queues.
+             * The queues are marked so that the end of a delivery there
+             * (qsi_blocker_update) knows it may release blockers. */
             qs_peer *pp;
             job->blocker_tag = t->blocker_tag;
             for (pp = job->peer_head; pp; pp = pp->next)
@@ -197,7 +319,12 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             s->stats.blockers++;
             qsi_trace_job(s, QS_T_BLOCKER, job);
         } else {
-            /* A stalled job (no entries now): retire it. */
+            /* A stalled job (no entries now): retire it.
+             * Its entries are all selected and its message could not read
+             * more for it now (no room, or the batch went to other
+             * transports).  It comes back, linked by its enqueue time,
+             * when a batch brings it entries (S-PRE-13); meanwhile it
+             * neither keeps the walk busy nor holds recipient slots. */
             qsi_job_retire(s, job);
         }
     }
@@ -211,7 +338,18 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
 }
 
 /* S-PRE-14: round robin over transports, skipping transports at their
- * process limit or without a destination that could take a delivery. */
+ * process limit or without a destination that could take a delivery.
+ * `select T` asks one transport only (a delivery agent of T is free);
+ * plain `select` asks the transports in creation order from where the
+ * last round-robin delivery left off, so that one transport with a long
+ * backlog cannot starve the others ("the top-level round-robin
+ * transport").  The document's "if transport busy continue" is read as
+ * "no destination of the transport can take a delivery now" (no ready
+ * queue), which is also when Postfix allocates no delivery agent to it;
+ * such a transport is skipped without walking its job list, so no
+ * preemption, refill or blocker marking happens for it.  At the end of
+ * the event the messages whose counts changed are checked (reads, leaving
+ * the active queue: memory.c).  Nothing found: an `idle` line. */
 int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
               char *err, size_t errlen)
 {
@@ -238,6 +376,8 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
             t = s->rr;
         for (i = 0; i < s->ntransports; i++) {
             qs_transport *nt = t->next ? t->next : s->xhead;
+            /* The round robin moves only when a transport delivers: the
+             * next `select` starts with the transport after it. */
             if (t->in_flight < t->process_limit && t->ready_queues > 0 &&
                 transport_entry_select(s, t, out)) {
                 s->rr = nt;

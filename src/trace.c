@@ -4,11 +4,26 @@
  * Owns: the exact bytes of every trace line.  The text form is the
  * contract other implementations are verified against: one decision per
  * line, words separated by one space, no trailing space.
+ *
+ * Why it sits outside the core: the core reports each decision as a
+ * qs_trace record (numbers and names, no text) through the sink of
+ * qsched.h; turning records into bytes is a choice of the embedder.  The
+ * CLI prints them with qs_trace_print; a harness may compare records
+ * directly.  The core never includes this file.
+ *
+ * Two levels (spec/trace.md): the default level is what the scheduler
+ * did (deliver, idle, window, dead, revive, defer) and is what another
+ * implementation must reproduce exactly; the explain level adds why
+ * (activation, reads, candidates, preemption tests with every number,
+ * pops, blockers, slot moves), for people and for divergence reports.
+ * May not: decide anything, or print what the core did not report.
  */
 #include <stdio.h>
 #include <string.h>
 #include "trace.h"
 
+/* The six kinds of the default level: the decisions a conforming
+ * implementation must print (tests/conformance compares only these). */
 int qs_trace_is_default(const qs_trace *r)
 {
     switch (r->kind) {
@@ -24,6 +39,8 @@ int qs_trace_is_default(const qs_trace *r)
     }
 }
 
+/* An optional name: "-" when absent (a pop with no parent, a slot move
+ * with no next job), so that every line has the same number of words. */
 static const char *nz(const char *s) { return s ? s : "-"; }
 
 /* The deliver line is most of every trace: built by hand, not by
@@ -35,6 +52,9 @@ static size_t app_str(char *buf, size_t pos, size_t len, const char *s)
     return pos;
 }
 
+/* Decimal digits of v, negative included (via unsigned, so that the
+ * most negative value has no overflow); truncated, like app_str, at the
+ * buffer's end. */
 static size_t app_num(char *buf, size_t pos, size_t len, long long v)
 {
     char digits[24];
@@ -52,6 +72,7 @@ static size_t app_num(char *buf, size_t pos, size_t len, long long v)
     return pos;
 }
 
+/* "deliver Dn MSG TRANSPORT:DEST N" (spec/trace.md). */
 static size_t format_deliver(const qs_trace *r, char *buf, size_t len)
 {
     size_t pos = app_str(buf, 0, len, "deliver D");
@@ -68,6 +89,11 @@ static size_t format_deliver(const qs_trace *r, char *buf, size_t len)
     return pos;
 }
 
+/* One record as its text line, snprintf-style into buf (truncated if
+ * needed, always terminated when len > 0).  Returns the length written,
+ * or 0 for a record not printed at this level.  The formats are the
+ * contract of spec/trace.md: the preemption lines print the whole test
+ * of S-PRE-7 with its numbers, so that a reader can redo it by hand. */
 size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                        size_t len)
 {
@@ -96,7 +122,7 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                      r->dest, (long long)r->n);
         break;
     case QS_T_FBWARN:
-        return 0;
+        return 0; /* not a trace line: a warning, see qs_trace_print */
     case QS_T_ACTIVATE:
         n = snprintf(buf, len, "activate %s", r->msg);
         break;
@@ -165,6 +191,7 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
     return (size_t)n < len ? (size_t)n : len - 1;
 }
 
+/* The "event" value of a JSON line, in enum qs_trace_kind order. */
 static const char *kind_name(enum qs_trace_kind k)
 {
     static const char *names[] = {
@@ -175,18 +202,24 @@ static const char *kind_name(enum qs_trace_kind k)
     return names[k];
 }
 
+/* A string member, left out when absent.  Names need no escaping: the
+ * event language admits no quote, backslash or control character in
+ * them (S-EV-1). */
 static void json_str(FILE *out, const char *key, const char *v)
 {
     if (v)
         fprintf(out, ",\"%s\":\"%s\"", key, v); /* names need no escaping */
 }
 
+/* A number member. */
 static void json_num(FILE *out, const char *key, long long v)
 {
     fprintf(out, ",\"%s\":%lld", key, v);
 }
 
-/* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md} */
+/* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md}
+ * The same records as the text form, with the time of each and named
+ * fields, for tools that would rather not parse text. */
 static void print_json(FILE *out, const qs_trace *r)
 {
     fprintf(out, "{\"time\":%lld,\"event\":\"%s\"", (long long)r->time,
@@ -256,6 +289,11 @@ static void print_json(FILE *out, const qs_trace *r)
     fputs("}\n", out);
 }
 
+/* The trace sink of the CLI: a qs_printer (trace.h) as context.  The
+ * postfix profile's feedback warning (S-PFX-7) goes to the warning
+ * stream, everything else to the output at the chosen level and format.
+ * Write errors cannot be reported from here (a sink returns nothing):
+ * the caller must check the stream (ferror) when the run ends. */
 void qs_trace_print(void *vp, const qs_trace *r)
 {
     const qs_printer *p = vp;
@@ -280,6 +318,10 @@ void qs_trace_print(void *vp, const qs_trace *r)
     fwrite(line, 1, n + 1, p->out);
 }
 
+/* --stats: the scheduler's counters, the document's in-core bound beside
+ * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
+ * transport in creation order.  Printed after the trace, so it never
+ * interleaves with decisions. */
 void qs_print_stats(const qs_printer *p, const qs_sched *s)
 {
     qs_stats st;
@@ -337,6 +379,8 @@ void qs_print_stats(const qs_printer *p, const qs_sched *s)
     }
 }
 
+/* The public form of qs_trace_format (qsched.h): an empty string, not
+ * stale bytes, for a record that has no line at this level. */
 size_t qs_trace_text(const qs_trace *rec, int explain, char *buf,
                      size_t len)
 {

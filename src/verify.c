@@ -15,6 +15,14 @@
  * the minimum.  A stream that stops with an input error (S-EV-10) is
  * compared up to the bad line, which is what a conforming implementation
  * prints before it exits with status 2.
+ *
+ * Why it exists: an implementation of the document that disagrees with
+ * qsched needs to know where first and why, not that a diff is non-empty.
+ * qsched can say why because it can replay the stream to any line and
+ * show its own explain-level reasoning and state there.  Layer: around
+ * the core, like gen.c; it runs the core through the event parser
+ * (events.h) and renders with trace.c.  Implements spec/trace.md's
+ * comparison rules; no rule of the document itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +33,21 @@
 
 #define VERIFY_CONTEXT 3  /* agreeing lines shown before a divergence */
 
+/* One line of qsched's own trace, with the stream line that caused it. */
 typedef struct tline {
     char *text;
     long event_line;      /* the stream line that produced it */
     int is_default;       /* counts in the comparison */
 } tline;
 
+/* qsched's whole trace for a stream, collected by collect_sink. */
 typedef struct collect {
     tline *v;
     size_t n, cap;
     qs_stream *st;
 } collect;
 
+/* verify is a tool, not the core: out of memory ends it with status 2. */
 static void oom(void)
 {
     fputs("qsched verify: out of memory\n", stderr);
@@ -68,6 +79,7 @@ static void collect_sink(void *ctx, const qs_trace *r)
     c->n++;
 }
 
+/* Frees the collected lines and leaves the collection empty. */
 static void collect_free(collect *c)
 {
     size_t i;
@@ -108,6 +120,16 @@ static int run_collect(const char *path, collect *c, long stop_before,
         if ((rc = qs_stream_line(c->st, line, len, why, whylen)) != 0)
             break;
     }
+    /* A read error is not the end of the stream: comparing against a
+     * stream cut short would report "agree" on a file never read. */
+    if (n < 0 && ferror(in)) {
+        fprintf(stderr, "qsched verify: cannot read %s\n", path);
+        free(line);
+        fclose(in);
+        qs_stream_free(c->st);
+        c->st = NULL;
+        return 2;
+    }
     if (rc == 0 && stop_before <= 0)
         rc = qs_stream_finish(c->st, why, whylen);
     if (rc != 0 && bad_line)
@@ -121,6 +143,8 @@ static int run_collect(const char *path, collect *c, long stop_before,
     return 0;
 }
 
+/* The text of line `want` of the stream file (for the report), or NULL.
+ * The caller frees it. */
 static char *read_event_line(const char *path, long want)
 {
     FILE *in = fopen(path, "r");
@@ -143,7 +167,9 @@ static char *read_event_line(const char *path, long want)
     return NULL;
 }
 
-/* Does a line of the other trace take part in the comparison? */
+/* Does a line of the other trace take part in the comparison?  Only the
+ * default-level verbs (spec/trace.md); any other line - explain output,
+ * logging, comments - is the other implementation's own business. */
 static int trace_line_counts(const char *s)
 {
     static const char *verbs[] = {"deliver ", "window ", "dead ", "revive ",
@@ -157,7 +183,8 @@ static int trace_line_counts(const char *s)
     return 0;
 }
 
-/* The rules behind each kind of default-level line (spec/rules.md). */
+/* The rules behind each kind of default-level line (spec/rules.md): where
+ * an implementer should look first when that kind of line differs. */
 static const char *rules_for(const char *line)
 {
     if (!line)
@@ -182,6 +209,7 @@ static const char *rules_for(const char *line)
     return NULL;
 }
 
+/* Prints a multi-line text (the state description) with an indent. */
 static void print_indented(const char *text, const char *indent)
 {
     const char *p = text, *nl;
@@ -197,7 +225,11 @@ static void print_indented(const char *text, const char *indent)
 }
 
 /* mine.v[k] is the first default line that differs (k == mine.n: qsched
- * has nothing more); `index` is its number among default lines. */
+ * has nothing more); `index` is its number among default lines.
+ * The report, in order: where (trace line, stream line and its text),
+ * expected and got, the last agreeing lines for context, qsched's
+ * explain-level lines at that event, qsched's state just before it
+ * (replayed up to that line), and the rules to re-read. */
 static void report(const char *events, const char *trace_name,
                    const collect *mine, size_t k, size_t index,
                    const char *got, long got_no, long bad_line,
@@ -291,6 +323,10 @@ static void report(const char *events, const char *trace_name,
     free(evtext);
 }
 
+/* `qsched verify EVENTS TRACE`: replay EVENTS, then walk TRACE and
+ * qsched's default-level lines side by side (trailing blanks and CR
+ * ignored) until one differs or both end.  Exit 0 equal, 1 divergence
+ * (reported on stdout), 2 bad input. */
 int qs_verify_main(int argc, char **argv)
 {
     collect mine = {0};
@@ -341,6 +377,11 @@ int qs_verify_main(int argc, char **argv)
             if (!trace_line_counts(line))
                 continue;
             got = line;
+        } else if (ferror(tf)) {
+            /* the same for the other trace: unread is not empty */
+            fprintf(stderr, "qsched verify: cannot read %s\n", argv[2]);
+            result = 2;
+            break;
         } else {
             got_no++; /* "the line after the last one" */
         }

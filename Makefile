@@ -21,7 +21,8 @@ CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
             src/assign.c src/check.c src/readings.c
 # Around the core: parser, printers, generator, verifier, CLI.
-CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c
+CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
+            src/reading_search.c
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)

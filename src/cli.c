@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cli.h"
 #include "events.h"
+#include "readings.h"
 #include "trace.h"
 
 #ifndef QSCHED_VERSION
@@ -21,13 +22,16 @@ static void usage(FILE *f)
 {
     fputs("usage: qsched [OPTIONS] [FILE]     replay an event stream (FILE "
           "or - for stdin)\n"
-          "       qsched verify EVENTS TRACE   compare another "
+          "       qsched verify [--readings] EVENTS TRACE\n"
+          "                                    compare another "
           "implementation's trace\n"
           "       qsched gen --seed N [--profile P] [--size S]\n"
           "                                    write a random valid event "
           "stream\n"
           "       qsched -d                    print every parameter with "
-          "its default\n"
+          "its default,\n"
+          "                                    and the named readings "
+          "(spec/readings.md)\n"
           "options:\n"
           "  --explain            also print why (candidates, preemption "
           "tests, blockers,\n"
@@ -49,8 +53,23 @@ static void usage(FILE *f)
 static int print_defaults(void)
 {
     size_t i;
-    for (i = 0; i < qs_params_count(); i++)
+    for (i = 0; i < qs_params_count(); i++) {
+        int r = qs_reading_find(qs_params_name(i));
         printf("%s = %s\n", qs_params_name(i), qs_params_default(i));
+        if (r >= 0) {
+            /* a named reading (spec/readings.md): what it decides, its
+             * values, and the postfix profile's default if another */
+            const qs_reading_def *d = qs_reading((size_t)r);
+            size_t v;
+            printf("    # %s, %s: %s; values:", d->entry, d->rules,
+                   d->question);
+            for (v = 0; d->values[v]; v++)
+                printf("%s%s", v ? " | " : " ", d->values[v]);
+            if (d->def_postfix != d->def_document)
+                printf("; postfix profile: %s", d->values[d->def_postfix]);
+            printf("\n");
+        }
+    }
     return 0;
 }
 

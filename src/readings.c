@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include "readings.h"
+#include "sched_int.h"
 
 static const qs_reading_def readings[QR_COUNT] = {
     [QR_IDLE_WINDOW] = {
@@ -131,4 +132,9 @@ int qs_reading_default(size_t r, int postfix)
     if (r >= QR_COUNT)
         return 0;
     return postfix ? readings[r].def_postfix : readings[r].def_document;
+}
+
+int qs_reading_in_force(const qs_sched *s, size_t r)
+{
+    return r < QR_COUNT ? QS_READING(s, r) : 0;
 }

@@ -25,6 +25,7 @@
 #define QSCHED_READINGS_H
 
 #include <stddef.h>
+#include "qsched.h"
 
 /* The switches, in the order of spec/readings.md (R-1 .. R-14). */
 enum qs_reading_id {
@@ -86,5 +87,8 @@ int qs_reading_value_find(size_t r, const char *word);
 size_t qs_reading_nvalues(size_t r);
 /* qsched's choice for switch r in a profile (postfix: 0 or 1). */
 int qs_reading_default(size_t r, int postfix);
+/* The value of switch r a scheduler runs with (what its stream set, else
+ * its profile's default). */
+int qs_reading_in_force(const qs_sched *s, size_t r);
 
 #endif

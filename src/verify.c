@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "events.h"
+#include "reading_search.h"
 #include "trace.h"
 #include "verify.h"
 
@@ -323,32 +324,106 @@ static void report(const char *events, const char *trace_name,
     free(evtext);
 }
 
-/* `qsched verify EVENTS TRACE`: replay EVENTS, then walk TRACE and
- * qsched's default-level lines side by side (trailing blanks and CR
- * ignored) until one differs or both end.  Exit 0 equal, 1 divergence
- * (reported on stdout), 2 bad input. */
+/* The whole of a trace file (or stdin), for --readings, which needs it
+ * twice: for the report and for the search.  NULL if it cannot be read. */
+static char *slurp(FILE *f, size_t *len)
+{
+    char *b = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (cap - n < 65536) {
+            char *nb = realloc(b, cap ? 2 * cap : 65536);
+            if (!nb)
+                oom();
+            b = nb;
+            cap = cap ? 2 * cap : 65536;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        free(b);
+        return NULL;
+    }
+    *len = n;
+    return b;
+}
+
+/* The default-level lines of a trace text, in order (--readings). */
+static char **trace_lines(const char *text, size_t len, size_t *count)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0, i = 0;
+    while (i < len) {
+        size_t j = i, e;
+        while (j < len && text[j] != '\n')
+            j++;
+        e = j;
+        while (e > i && (text[e - 1] == '\r' || text[e - 1] == ' ' ||
+                         text[e - 1] == '\t'))
+            e--;
+        {
+            char *l = malloc(e - i + 1);
+            if (!l)
+                oom();
+            memcpy(l, text + i, e - i);
+            l[e - i] = 0;
+            if (trace_line_counts(l)) {
+                if (n == cap) {
+                    char **nv = realloc(v, (cap ? 2 * cap : 64) * sizeof *nv);
+                    if (!nv)
+                        oom();
+                    v = nv;
+                    cap = cap ? 2 * cap : 64;
+                }
+                v[n++] = l;
+            } else {
+                free(l);
+            }
+        }
+        i = j + 1;
+    }
+    *count = n;
+    return v;
+}
+
+/* `qsched verify [--readings] EVENTS TRACE`: replay EVENTS, then walk
+ * TRACE and qsched's default-level lines side by side (trailing blanks and
+ * CR ignored) until one differs or both end.  With --readings, a
+ * divergence is followed by the named readings (spec/readings.md) under
+ * which qsched prints TRACE, if some single reading, pair or triple does
+ * (reading_search.c).  Exit 0 equal, 1 divergence (reported on stdout), 2
+ * bad input. */
 int qs_verify_main(int argc, char **argv)
 {
     collect mine = {0};
     FILE *tf;
-    char *line = NULL, why[512];
-    size_t cap = 0, k = 0, index = 0;
+    char *line = NULL, why[512], *text = NULL;
+    size_t cap = 0, k = 0, index = 0, text_len = 0;
     ssize_t n;
     long got_no = 0, bad_line = 0;
     const char *trace_name;
-    int result = 0;
+    int result = 0, readings = 0;
 
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
                       strcmp(argv[1], "-h") == 0)) {
-        puts("usage: qsched verify EVENTS TRACE\n"
+        puts("usage: qsched verify [--readings] EVENTS TRACE\n"
              "Compares TRACE (another implementation's output for EVENTS; "
              "- for stdin)\nwith qsched's default-level trace.  Exit 0 "
              "equal, 1 different (first\ndivergence reported on stdout), "
-             "2 bad input.");
+             "2 bad input.\n--readings: after a divergence, also name the "
+             "readings of the document\n(spec/readings.md, qsched -d) "
+             "under which qsched prints TRACE: single\nreadings, pairs, "
+             "triples.");
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "--readings") == 0) {
+        readings = 1;
+        argc--;
+        argv++;
+    }
     if (argc != 3) {
-        fputs("usage: qsched verify EVENTS TRACE\n", stderr);
+        fputs("usage: qsched verify [--readings] EVENTS TRACE\n", stderr);
         return 2;
     }
     why[0] = 0;
@@ -365,6 +440,21 @@ int qs_verify_main(int argc, char **argv)
         fprintf(stderr, "qsched verify: cannot open %s\n", argv[2]);
         collect_free(&mine);
         return 2;
+    }
+    if (readings) {
+        /* read it all: the search needs it after the report */
+        text = slurp(tf, &text_len);
+        if (tf != stdin)
+            fclose(tf);
+        if (!text) {
+            fprintf(stderr, "qsched verify: cannot read %s\n", argv[2]);
+            collect_free(&mine);
+            return 2;
+        }
+        tf = text_len ? fmemopen(text, text_len, "r") : fopen("/dev/null",
+                                                              "r");
+        if (!tf)
+            oom();
     }
     for (;;) {
         const char *got = NULL;
@@ -409,5 +499,16 @@ int qs_verify_main(int argc, char **argv)
     if (tf != stdin)
         fclose(tf);
     collect_free(&mine);
+    if (result == 1 && readings) {
+        size_t nl = 0, i;
+        char **lines = trace_lines(text, text_len, &nl);
+        fflush(stdout);
+        if (qs_reading_search(argv[1], lines, nl, stdout, "  ") < 0)
+            result = 2;
+        for (i = 0; i < nl; i++)
+            free(lines[i]);
+        free(lines);
+    }
+    free(text);
     return result;
 }

@@ -148,7 +148,8 @@ static void replay_sink(void *ctx, const qs_trace *r)
 /* Replays the stream with the alternatives forced.  Stops early once it
  * differs from both references (unless it keeps its lines).  *st_out, if
  * asked, keeps the stream (to read the readings in force). */
-static void replay_run(const stream_text *t, const alt *alts, size_t nalts,
+static void replay_run(const stream_text *t, const alt *declared,
+                       size_t ndeclared, const alt *alts, size_t nalts,
                        replay *p, long *bad_line, qs_stream **st_out)
 {
     qs_stream *st = qs_stream_new("-", replay_sink, p);
@@ -157,9 +158,10 @@ static void replay_run(const stream_text *t, const alt *alts, size_t nalts,
     int rc = 0;
     if (!st)
         oom();
-    for (i = 0; i < nalts; i++) {
-        const qs_reading_def *d = qs_reading((size_t)alts[i].r);
-        if (qs_stream_force_param(st, d->param, d->values[alts[i].v], err,
+    for (i = 0; i < ndeclared + nalts; i++) {
+        const alt *a = i < ndeclared ? &declared[i] : &alts[i - ndeclared];
+        const qs_reading_def *d = qs_reading((size_t)a->r);
+        if (qs_stream_force_param(st, d->param, d->values[a->v], err,
                                   sizeof err)) {
             /* the table's own words: only memory can make it fail */
             fprintf(stderr, "qsched: %s\n", err);
@@ -234,9 +236,53 @@ static void combo_params(const alt *c, size_t k, char *buf, size_t len)
     }
 }
 
-int qs_reading_search(const char *events, char *const *other, size_t n,
+int qs_reading_parse(const char *text, char *param, size_t plen,
+                     const char **word)
+{
+    const char *eq = strchr(text, '=');
+    char name[128];
+    int r;
+    if (!eq || (size_t)(eq - text) >= sizeof name) {
+        fprintf(stderr, "qsched: bad reading \"%s\" (want NAME=VALUE)\n",
+                text);
+        return -1;
+    }
+    memcpy(name, text, (size_t)(eq - text));
+    name[eq - text] = 0;
+    if ((r = qs_reading_find(name)) < 0 ||
+        qs_reading_value_find((size_t)r, eq + 1) < 0) {
+        fprintf(stderr, "qsched: unknown reading \"%s\" (qsched -d lists "
+                "them)\n", text);
+        return -1;
+    }
+    snprintf(param, plen, "%s", qs_reading((size_t)r)->param);
+    *word = eq + 1;
+    return 0;
+}
+
+/* "NAME=WORD" texts to alternatives; -1 if one is bad. */
+static int parse_alts(char *const *texts, size_t n, alt *out, size_t max)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char param[128];
+        const char *word;
+        int r;
+        if (i >= max || qs_reading_parse(texts[i], param, sizeof param,
+                                         &word) < 0)
+            return -1;
+        r = qs_reading_find(param);
+        out[i].r = r;
+        out[i].v = qs_reading_value_find((size_t)r, word);
+    }
+    return 0;
+}
+
+int qs_reading_search(const char *events, char *const *declared,
+                      size_t ndeclared, char *const *other, size_t n,
                       FILE *out, const char *indent)
 {
+    alt decl[64];
     stream_text t;
     replay base = {0};
     qs_stream *st = NULL;
@@ -247,9 +293,12 @@ int qs_reading_search(const char *events, char *const *other, size_t n,
     int cut = 0;
     char buf[1024], buf2[1024];
 
+    if (parse_alts(declared, ndeclared, decl, 64) < 0)
+        return -1;
     if (text_load(events, &t) < 0)
         return -1;
-    /* qsched as it is: its own trace, and the readings in force */
+    /* qsched as it is (with the declared readings): its own trace, and the
+     * readings in force */
     base.other = other;
     base.n_other = n;
     base.keep = NULL;
@@ -259,13 +308,13 @@ int qs_reading_search(const char *events, char *const *other, size_t n,
         keep.n_other = n;
         keep.keep = malloc(sizeof *keep.keep);
         keep.cap_keep = keep.keep ? 1 : 0;
-        replay_run(&t, NULL, 0, &keep, NULL, &st);
+        replay_run(&t, decl, ndeclared, NULL, 0, &keep, NULL, &st);
         base = keep;
         runs++;
     }
     if (!base.off_other) {
-        fprintf(out, "%sreadings: your trace matches qsched with its own "
-                "readings\n", indent);
+        fprintf(out, "%sreadings: your trace matches qsched with %s "
+                "readings\n", indent, ndeclared ? "the declared" : "its own");
         qs_reading_lines_free(base.keep, base.n_keep);
         qs_stream_free(st);
         text_free(&t);
@@ -319,7 +368,7 @@ int qs_reading_search(const char *events, char *const *other, size_t n,
                 p.n_other = n;
                 p.base = base.keep;
                 p.n_base = base.n_keep;
-                replay_run(&t, pick, size, &p, NULL, NULL);
+                replay_run(&t, decl, ndeclared, pick, size, &p, NULL, NULL);
                 runs++;
                 if (size == 1 && p.off_base && nrel < 64)
                     relevant[nrel++] = idx[0];
@@ -349,9 +398,11 @@ int qs_reading_search(const char *events, char *const *other, size_t n,
         size_t k = size - 1;
         for (i = 0; i < nfound; i++) {
             combo_text(found[i], k, buf, sizeof buf);
-            fprintf(out, "%sreadings: %s qsched with %s\n", indent,
-                    i == 0 ? "your trace matches" : "           or matches",
-                    buf);
+            if (i == 0)
+                fprintf(out, "%sreadings: your trace matches qsched with "
+                        "%s\n", indent, buf);
+            else
+                fprintf(out, "%s          or with %s\n", indent, buf);
             combo_entries(found[i], k, buf, sizeof buf);
             combo_params(found[i], k, buf2, sizeof buf2);
             fprintf(out, "%s          see spec/readings.md %s; qsched "
@@ -381,30 +432,11 @@ int qs_reading_trace(const char *events, char *const *readings,
     stream_text t;
     replay p = {0};
     alt alts[64];
-    size_t i, k = 0;
+    size_t k = nreadings;
     *lines = NULL;
     *n_lines = 0;
-    for (i = 0; i < nreadings && k < 64; i++) {
-        char name[128];
-        const char *eq = strchr(readings[i], '=');
-        int r, v;
-        if (!eq || (size_t)(eq - readings[i]) >= sizeof name) {
-            fprintf(stderr, "qsched: bad reading \"%s\" (want NAME=VALUE)\n",
-                    readings[i]);
-            return 2;
-        }
-        memcpy(name, readings[i], (size_t)(eq - readings[i]));
-        name[eq - readings[i]] = 0;
-        if ((r = qs_reading_find(name)) < 0 ||
-            (v = qs_reading_value_find((size_t)r, eq + 1)) < 0) {
-            fprintf(stderr, "qsched: unknown reading \"%s\" (qsched -d "
-                    "lists them)\n", readings[i]);
-            return 2;
-        }
-        alts[k].r = r;
-        alts[k].v = v;
-        k++;
-    }
+    if (parse_alts(readings, nreadings, alts, 64) < 0)
+        return 2;
     if (text_load(events, &t) < 0)
         return 2;
     p.keep = malloc(sizeof *p.keep);
@@ -412,7 +444,7 @@ int qs_reading_trace(const char *events, char *const *readings,
         oom();
     p.cap_keep = 1;
     p.off_other = p.off_base = 1;
-    replay_run(&t, alts, k, &p, bad_line, NULL);
+    replay_run(&t, alts, k, NULL, 0, &p, bad_line, NULL);
     text_free(&t);
     *lines = p.keep;
     *n_lines = p.n_keep;

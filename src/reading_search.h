@@ -29,9 +29,18 @@
  * which the two traces agree longest.  Writes the finding to out, each
  * line prefixed by indent.  Returns 1 if a combination matches, 0 if
  * none does (or the traces agree without any), -1 if EVENTS cannot be
- * read (message on stderr). */
-int qs_reading_search(const char *events, char *const *other, size_t n,
+ * read (message on stderr).  `declared` ("NAME=WORD" each, ndeclared of
+ * them) are readings the other implementation says it follows: qsched
+ * runs with them, and the search looks for readings beyond them. */
+int qs_reading_search(const char *events, char *const *declared,
+                      size_t ndeclared, char *const *other, size_t n,
                       FILE *out, const char *indent);
+
+/* Parses "NAME=WORD" (NAME as in qsched -d, with or without
+ * qsched_reading_) into the parameter name and word; 0, or -1 with a
+ * message on stderr. */
+int qs_reading_parse(const char *text, char *param, size_t plen,
+                     const char **word);
 
 /* qsched's default-level trace of EVENTS with the given readings in force
  * ("NAME=WORD" each, NAME as in qsched -d without qsched_reading_).

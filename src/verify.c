@@ -46,6 +46,8 @@ typedef struct collect {
     tline *v;
     size_t n, cap;
     qs_stream *st;
+    char *const *declared;  /* --reading NAME=VALUE: readings qsched runs */
+    size_t ndeclared;       /* with (spec/readings.md) */
 } collect;
 
 /* verify is a tool, not the core: out of memory ends it with status 2. */
@@ -87,7 +89,9 @@ static void collect_free(collect *c)
     for (i = 0; i < c->n; i++)
         free(c->v[i].text);
     free(c->v);
-    memset(c, 0, sizeof *c);
+    c->v = NULL;
+    c->n = c->cap = 0;
+    c->st = NULL;
 }
 
 /* Runs the stream (up to, not including, line stop_before if > 0).
@@ -112,6 +116,21 @@ static int run_collect(const char *path, collect *c, long stop_before,
     c->st = qs_stream_new(path, collect_sink, c);
     if (!c->st)
         oom();
+    {
+        size_t i;
+        for (i = 0; i < c->ndeclared; i++) {
+            char param[128];
+            const char *word;
+            if (qs_reading_parse(c->declared[i], param, sizeof param,
+                                 &word) < 0 ||
+                qs_stream_force_param(c->st, param, word, why, whylen)) {
+                fclose(in);
+                qs_stream_free(c->st);
+                c->st = NULL;
+                return 2;
+            }
+        }
+    }
     while ((n = getline(&line, &cap, in)) >= 0) {
         size_t len = (size_t)n;
         if (stop_before > 0 && qs_stream_lineno(c->st) + 1 >= stop_before)
@@ -296,6 +315,8 @@ static void report(const char *events, const char *trace_name,
     if (ev > 0) {
         collect before = {0};
         qs_stream *st = NULL;
+        before.declared = mine->declared;
+        before.ndeclared = mine->ndeclared;
         long bl;
         char why[512];
         if (run_collect(events, &before, ev, &st, &bl, why, sizeof why) == 0
@@ -404,31 +425,50 @@ int qs_verify_main(int argc, char **argv)
     long got_no = 0, bad_line = 0;
     const char *trace_name;
     int result = 0, readings = 0;
+    char *declared[64];
+    size_t ndeclared = 0;
 
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
                       strcmp(argv[1], "-h") == 0)) {
-        puts("usage: qsched verify [--readings] EVENTS TRACE\n"
+        puts("usage: qsched verify [--readings] [--reading NAME=VALUE]... "
+             "EVENTS TRACE\n"
              "Compares TRACE (another implementation's output for EVENTS; "
              "- for stdin)\nwith qsched's default-level trace.  Exit 0 "
              "equal, 1 different (first\ndivergence reported on stdout), "
              "2 bad input.\n--readings: after a divergence, also name the "
              "readings of the document\n(spec/readings.md, qsched -d) "
              "under which qsched prints TRACE: single\nreadings, pairs, "
-             "triples.");
+             "triples.\n--reading NAME=VALUE: the readings TRACE follows "
+             "(declared by its\nimplementation): qsched runs with them.");
         return 0;
     }
-    if (argc > 1 && strcmp(argv[1], "--readings") == 0) {
-        readings = 1;
-        argc--;
-        argv++;
+    while (argc > 1 && (strcmp(argv[1], "--readings") == 0 ||
+                        strcmp(argv[1], "--reading") == 0)) {
+        if (strcmp(argv[1], "--readings") == 0) {
+            readings = 1;
+            argc--;
+            argv++;
+            continue;
+        }
+        if (argc < 3 || ndeclared == sizeof declared / sizeof declared[0])
+            break;
+        declared[ndeclared++] = argv[2];
+        argc -= 2;
+        argv += 2;
     }
     if (argc != 3) {
-        fputs("usage: qsched verify [--readings] EVENTS TRACE\n", stderr);
+        fputs("usage: qsched verify [--readings] [--reading NAME=VALUE]... "
+              "EVENTS TRACE\n", stderr);
         return 2;
     }
+    mine.declared = declared;
+    mine.ndeclared = ndeclared;
     why[0] = 0;
-    if (run_collect(argv[1], &mine, 0, NULL, &bad_line, why, sizeof why))
+    if (run_collect(argv[1], &mine, 0, NULL, &bad_line, why, sizeof why)) {
+        if (why[0])
+            fprintf(stderr, "qsched verify: %s\n", why);
         return 2;
+    }
     if (strcmp(argv[2], "-") == 0) {
         tf = stdin;
         trace_name = "stdin";
@@ -503,7 +543,8 @@ int qs_verify_main(int argc, char **argv)
         size_t nl = 0, i;
         char **lines = trace_lines(text, text_len, &nl);
         fflush(stdout);
-        if (qs_reading_search(argv[1], lines, nl, stdout, "  ") < 0)
+        if (qs_reading_search(argv[1], declared, ndeclared, lines, nl,
+                              stdout, "  ") < 0)
             result = 2;
         for (i = 0; i < nl; i++)
             free(lines[i]);

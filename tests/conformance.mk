@@ -5,11 +5,13 @@
 # implementation, and the coverage gate of the core measured with the
 # conformance suite alone.
 #
-#   make conformance [IMPL="any command"]
+#   make conformance [IMPL="any command"] [READINGS="NAME=VALUE ..."]
 #       runs IMPL on every vector (stream on stdin, trace on stdout);
 #       default IMPL is $(BUILD)/qsched.  Prints PASS/FAIL per vector, the
-#       first divergence of each failure, and "N passed, N failed"; fails
-#       if anything failed.
+#       first divergence of each failure with the named readings that
+#       explain it, and "N passed, N failed"; fails if anything failed.
+#       READINGS: the readings IMPL follows (spec/readings.md, qsched -d);
+#       a trace equal to qsched's under them passes.
 #   make coverage
 #       builds the core with gcov into build/coverage, runs the suite alone
 #       (qsched with --stats, so that the statistics accessors run too; the
@@ -33,7 +35,8 @@ COVERAGE_FILTER := $(subst $(eval) ,|,$(patsubst src/%.c,%,$(COVERAGE_CORE)))
 .PHONY: conformance coverage conformance-regen conformance-index
 
 conformance: $(BUILD)/qsched
-	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh "$(IMPL)"
+	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
+	  $(if $(READINGS),--readings "$(READINGS)") "$(IMPL)"
 
 # The coverage build compiles a snapshot of the sources (Makefile and src/)
 # in $(COVERAGE_TREE), so that gcov reads the very text it measured even

@@ -1,8 +1,10 @@
 # Makefile - builds the qsched core library, the CLI, and runs every check.
 #
-# Owns the top-level targets named in README.md: all, demo, check, install,
-# clean, bench, coverage, conformance, proofs, bmc, fuzz.  Sub-areas keep
-# their own rules in */*.mk fragments, included below, so each stays small.
+# Owns the top-level targets named in README.md: all, demo, check,
+# check-all, install, uninstall, clean, bench; and the libraries
+# (libqsched.a, libqsched.so.1 with its soname) and qsched.pc.  Sub-areas
+# keep their own rules in */*.mk fragments, included below (coverage,
+# conformance, proofs, bmc, fuzz), so each stays small.
 
 CC      ?= cc
 CSTD    := -std=c11
@@ -13,32 +15,61 @@ ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Isrc $(CFLAGS)
 LDLIBS  := -lm
 PREFIX  ?= /usr/local
 DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR  ?= $(DATADIR)/man
 BUILD   ?= build
 VERSION := 1.0.0
+# The shared library's ABI version: libqsched.so.$(SOMAJOR) is the soname,
+# bumped when QSCHED_API_VERSION changes incompatibly.
+SOMAJOR := 1
+SONAME  := libqsched.so.$(SOMAJOR)
+SOFILE  := libqsched.so.$(VERSION)
 
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
             src/assign.c src/check.c src/readings.c
-# Around the core: parser, printers, generator, verifier, CLI.
+# Around the core: parser, printers, generator, verifier, CLI, simulator.
+SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
+            src/sim_policy.c src/sim_metrics.c
 CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
-            src/reading_search.c
+            src/conformance.c src/reading_search.c $(SIM_SRC)
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:src/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(MAIN_SRC:src/%.c=$(BUILD)/obj/%.o)
+# the same objects, position-independent, for the shared library
+PIC_OBJ  := $(CORE_SRC:src/%.c=$(BUILD)/pic/%.o) \
+            $(CLI_SRC:src/%.c=$(BUILD)/pic/%.o)
+# where `qsched conformance` looks last for its suite (src/conformance.h)
+DEFS     := -DQSCHED_VERSION='"$(VERSION)"' \
+            -DQSCHED_CONFORMANCE_DIR='"$(DATADIR)/qsched/conformance"'
 
-.PHONY: all demo check test install clean bench
-all: $(BUILD)/qsched $(BUILD)/libqsched.a
+.PHONY: all demo check check-all test install uninstall clean bench
+all: $(BUILD)/qsched $(BUILD)/libqsched.a $(BUILD)/$(SOFILE)
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DQSCHED_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEFS) -c -o $@ $<
+
+$(BUILD)/pic/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEFS) -fPIC -c -o $@ $<
 
 $(BUILD)/libqsched.a: $(CORE_OBJ) $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
+
+# libqsched.so.1.0.0, soname libqsched.so.1, with the two links a system
+# installs (libqsched.so.1 for the loader, libqsched.so for the linker).
+$(BUILD)/$(SOFILE): $(PIC_OBJ)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+	ln -sf $(SOFILE) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libqsched.so
 
 $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
@@ -47,23 +78,64 @@ demo: $(BUILD)/qsched
 	@echo "== qsched --explain tests/scenarios/demo.events"
 	@$(BUILD)/qsched --explain --stats tests/scenarios/demo.events
 
-# make check: installs nothing itself unless tools are missing (see
-# tests/deps.sh), then runs every suite; the last line is "N passed, N failed".
+# make check: the suites that must pass before every commit, in at most
+# 5 minutes on 2 shared cores (tests/run.sh prints each suite's time; the
+# last line is "N passed, N failed").  tests/deps.sh installs missing
+# tools (Debian, as root) first.
+# make check-all: the heavy runs that make check leaves out (tests/run.sh
+# --heavy): the full proofs, all mutants, the model checker's full standard
+# run, a short differential fuzz, the fuzz smoke.  CI (.ci/run) runs both.
 check: all
 	@sh tests/deps.sh
 	@sh tests/run.sh
 
+check-all: all
+	@sh tests/deps.sh
+	@sh tests/run.sh --heavy
+
 test: check
 
+# make install / uninstall honour PREFIX and DESTDIR (and BINDIR, LIBDIR,
+# INCLUDEDIR, DATADIR, MANDIR): the CLI, both libraries, the header,
+# qsched.pc for pkg-config, the man pages, the conformance suite that
+# `qsched conformance` runs, and the implementers' guide with its adapters.
+INSTALL_DOC := $(DATADIR)/doc/qsched
+CONF_DIRS   := hand gen
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 755 $(BUILD)/qsched $(DESTDIR)$(PREFIX)/bin/qsched
-	install -m 644 $(BUILD)/libqsched.a $(DESTDIR)$(PREFIX)/lib/libqsched.a
-	install -m 644 src/qsched.h $(DESTDIR)$(PREFIX)/include/qsched.h
-	install -m 644 docs/qsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/qsched.1
-	install -m 644 docs/qsched.3 $(DESTDIR)$(PREFIX)/share/man/man3/qsched.3
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+	  $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(INSTALL_DOC)/adapters \
+	  $(CONF_DIRS:%=$(DESTDIR)$(DATADIR)/qsched/conformance/%)
+	install -m 755 $(BUILD)/qsched $(DESTDIR)$(BINDIR)/qsched
+	install -m 644 $(BUILD)/libqsched.a $(DESTDIR)$(LIBDIR)/libqsched.a
+	install -m 755 $(BUILD)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libqsched.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	  src/qsched.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/qsched.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/qsched.pc
+	install -m 644 src/qsched.h $(DESTDIR)$(INCLUDEDIR)/qsched.h
+	install -m 644 docs/qsched.1 $(DESTDIR)$(MANDIR)/man1/qsched.1
+	install -m 644 docs/qsched.3 $(DESTDIR)$(MANDIR)/man3/qsched.3
+	install -m 644 tests/conformance/INDEX.md \
+	  $(DESTDIR)$(DATADIR)/qsched/conformance/INDEX.md
+	for d in $(CONF_DIRS); do \
+	  install -m 644 -t $(DESTDIR)$(DATADIR)/qsched/conformance/$$d \
+	    tests/conformance/$$d/*.events tests/conformance/$$d/*.expected \
+	  || exit 1; done
+	install -m 644 docs/implementers.md $(DESTDIR)$(INSTALL_DOC)/
+	install -m 644 -t $(DESTDIR)$(INSTALL_DOC)/adapters \
+	  tests/conformance/adapters/*.py tests/conformance/adapters/*.go
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/qsched $(DESTDIR)$(LIBDIR)/libqsched.a \
+	  $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	  $(DESTDIR)$(LIBDIR)/libqsched.so \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/qsched.pc \
+	  $(DESTDIR)$(INCLUDEDIR)/qsched.h $(DESTDIR)$(MANDIR)/man1/qsched.1 \
+	  $(DESTDIR)$(MANDIR)/man3/qsched.3
+	rm -rf $(DESTDIR)$(DATADIR)/qsched $(DESTDIR)$(INSTALL_DOC)
 
 clean:
 	rm -rf $(BUILD)
@@ -75,3 +147,4 @@ bench: $(BUILD)/qsched
 -include fuzz/fuzz.mk
 -include proofs/bmc.mk
 -include tests/conformance.mk
+-include tests/experiments.mk

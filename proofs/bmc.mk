@@ -2,8 +2,9 @@
 # Makefile.
 #
 # Owns the targets:
-#   bmc          the standard run (make check runs it through
-#                proofs/bmc-check.sh): 108 mixes x 2 families, under 10
+#   bmc          the standard run (make check-all runs it through
+#                proofs/bmc-check.sh; make check a run capped at 15000
+#                states per group, tests/run.sh): 108 mixes x 2 families, under 10
 #                minutes on 2 cores; report on stdout, counterexample and
 #                witness streams in build/bmc/out/
 #   bmc-deep     the documented longer run (deeper, bigger messages, more

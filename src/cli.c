@@ -1,15 +1,34 @@
 /*
- * cli.c - the qsched command line: `qsched [OPTIONS] [FILE]`, `-d`,
- * `--help`, `--version`, and dispatch to `verify` and `gen`.
+ * cli.c - the qsched command line: `qsched [OPTIONS] [FILE]` (replay a
+ * stream), `-d`, `--help`, `--version`, and the dispatch to the
+ * sub-commands (`verify`, `gen`, `conformance`, ...).
  *
- * Owns: options, exit codes (0 ok, 1 verify divergence, 2 input error,
- * 3 broken invariant), and wiring the parser, the core and the printers
- * together.  The core itself never sees a FILE.
+ * Owns: options, the exit codes, and wiring the parser (events.c), the core
+ * and the printers (trace.c) together: the core itself never sees a FILE.
+ * Exit codes (qsched(1), spec/events.md S-EV-10):
+ *   0  ok
+ *   1  `verify` found a divergence, `conformance` a failing vector
+ *   2  input error ("FILE:LINE: reason"), bad command line, unreadable
+ *      file (with the system's reason)
+ *   3  --check-invariants: an invariant broke
+ *   4  output error: standard output (or a report file) cannot be written,
+ *      e.g. a full disk; the trace is incomplete, so this is never 0
+ *
+ * Why these rules live here: whoever reads qsched's output must be able to
+ * trust an exit status of 0 to mean "the whole trace, nothing else", so
+ * every write is checked, and every diagnostic is written only after the
+ * trace lines that came before it (stdout is flushed first), so that
+ * `qsched f 2>&1` shows them in the order they happened.
+ *
+ * To add a sub-command: one line in `subcommands` below (name, entry point,
+ * usage line).  To add a trace format: one line in `formats`.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "conformance.h"
 #include "events.h"
 #include "readings.h"
 #include "trace.h"
@@ -18,17 +37,49 @@
 #define QSCHED_VERSION "dev"
 #endif
 
+/* The sub-commands: `qsched NAME ARGS...` runs main(argc - 1, argv + 1),
+ * so each sees its own name as argv[0]. */
+static const struct subcommand {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *usage; /* for --help, after "qsched " */
+} subcommands[] = {
+    {"verify", qs_verify_main,
+     "verify [--readings] [--reading NAME=VALUE]... EVENTS TRACE\n"
+     "                                    compare another implementation's "
+     "trace"},
+    {"gen", qs_gen_main,
+     "gen --seed N [--profile P] [--size S] [--mix MIX]\n"
+     "                                    write a random valid event stream"},
+    {"sim", qs_sim_main,
+     "sim [OPTIONS] SCENARIO  simulate servers and traffic (qsched sim --help)"},
+    {"conformance", qs_conformance_main,
+     "conformance --impl CMD [--profile P] [--junit FILE] [--tap]\n"
+     "            [--readings \"NAME=VALUE ...\"]\n"
+     "                                    run the conformance suite against "
+     "CMD"},
+};
+
+/* The trace formats of --format. */
+static const struct format {
+    const char *name;
+    int jsonl;
+} formats[] = {
+    {"text", 0},
+    {"jsonl", 1},
+};
+
+#define COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+/* --help text; the sub-commands' lines come from the table. */
 static void usage(FILE *f)
 {
+    size_t i;
     fputs("usage: qsched [OPTIONS] [FILE]     replay an event stream (FILE "
-          "or - for stdin)\n"
-          "       qsched verify [--readings] EVENTS TRACE\n"
-          "                                    compare another "
-          "implementation's trace\n"
-          "       qsched gen --seed N [--profile P] [--size S]\n"
-          "                                    write a random valid event "
-          "stream\n"
-          "       qsched -d                    print every parameter with "
+          "or - for stdin)\n", f);
+    for (i = 0; i < COUNT(subcommands); i++)
+        fprintf(f, "       qsched %s\n", subcommands[i].usage);
+    fputs("       qsched -d                    print every parameter with "
           "its default,\n"
           "                                    and the named readings "
           "(spec/readings.md)\n"
@@ -44,12 +95,35 @@ static void usage(FILE *f)
           "stream began\n"
           "                       with `profile P`\n"
           "  --help, --version\n"
-          "exit: 0 ok, 1 verify found a divergence, 2 input error "
-          "(FILE:LINE: reason),\n"
-          "      3 broken invariant.  See qsched(1) and spec/.\n",
+          "exit: 0 ok, 1 verify/conformance found a difference, 2 input "
+          "error\n"
+          "      (FILE:LINE: reason), 3 broken invariant, 4 output error "
+          "(stdout not\n"
+          "      writable).  See qsched(1) and spec/.\n",
           f);
 }
 
+/* Writes one diagnostic line: the trace written so far goes out first, so
+ * that with 2>&1 the message follows the lines that preceded it.  msg must
+ * already be escaped if it holds input text (events.c does that; the CLI's
+ * own messages go through qs_escape). */
+static void diag(const char *msg)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
+}
+
+/* "qsched: <what> \"<arg, escaped>\"<tail>" for command-line errors. */
+static int bad_arg(const char *what, const char *arg, const char *tail)
+{
+    char esc[512], msg[768];
+    qs_escape(esc, sizeof esc, arg);
+    snprintf(msg, sizeof msg, "qsched: %s \"%s\"%s", what, esc, tail);
+    diag(msg);
+    return 2;
+}
+
+/* `qsched -d`: the parameter table, like `postconf -d`. */
 static int print_defaults(void)
 {
     size_t i;
@@ -73,19 +147,71 @@ static int print_defaults(void)
     return 0;
 }
 
-int qs_cli_main(int argc, char **argv)
-{
-    qs_printer pr = {stdout, stderr, 0, 0};
-    int stats = 0, check = 0, i, rc;
-    const char *file = NULL, *profile = NULL;
-    FILE *in = stdin;
-    qs_stream *st = NULL;
-    static char outbuf[1 << 16];
+/* State of one replay: the printer and the first error seen on stdout. */
+typedef struct run_ctx {
+    qs_printer pr;
+    int check;       /* --check-invariants */
+    int out_errno;   /* errno of the first failed write, 0 if none */
+    char fname[600]; /* the input's name, escaped, for messages */
+} run_ctx;
 
-    if (argc > 1 && strcmp(argv[1], "verify") == 0)
-        return qs_verify_main(argc - 1, argv + 1);
-    if (argc > 1 && strcmp(argv[1], "gen") == 0)
-        return qs_gen_main(argc - 1, argv + 1);
+/* The core's trace sink for the replay: prints the record and notes a
+ * failed write at once (ferror is sticky), so that reading stops at the
+ * next line instead of computing a trace nobody receives.  A warning goes
+ * to stderr: stdout is flushed first, for the 2>&1 order. */
+static void run_sink(void *vp, const qs_trace *r)
+{
+    run_ctx *c = vp;
+    if (r->kind == QS_T_FBWARN)
+        fflush(c->pr.out);
+    qs_trace_print(&c->pr, r);
+    if (!c->out_errno && ferror(c->pr.out))
+        c->out_errno = errno ? errno : EIO;
+}
+
+/* "qsched: cannot write to standard output: <reason>" into err. */
+static int output_error(int e, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "qsched: cannot write to standard output: %s",
+             strerror(e ? e : EIO));
+    return 4;
+}
+
+/* Called after every accepted line: the invariant checker (exit 3) and
+ * the output check (exit 4). */
+static int run_after_line(void *vp, qs_stream *st, char *err, size_t errlen)
+{
+    run_ctx *c = vp;
+    char why[400], msg[512];
+    if (c->check && qs_stream_sched(st) &&
+        qs_check_invariants(qs_stream_sched(st), why, sizeof why) < 0) {
+        char esc[300];
+        qs_escape(esc, sizeof esc, why);
+        snprintf(msg, sizeof msg, "invariant broken: %s", esc);
+        snprintf(err, errlen, "%s:%ld: %s", c->fname, qs_stream_lineno(st),
+                 msg);
+        return 3;
+    }
+    if (c->out_errno)
+        return output_error(c->out_errno, err, errlen);
+    return 0;
+}
+
+/* `qsched [OPTIONS] [FILE]`: replays one stream and prints its trace. */
+static int run_main(int argc, char **argv)
+{
+    static char outbuf[1 << 16];
+    run_ctx c;
+    qs_read_opts ro;
+    int stats = 0, i, rc;
+    const char *file = NULL, *profile = NULL, *fname;
+    FILE *in = stdin;
+    qs_stream *st;
+    char err[1024];
+
+    memset(&c, 0, sizeof c);
+    c.pr.out = stdout;
+    c.pr.warn = stderr;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -98,48 +224,117 @@ int qs_cli_main(int argc, char **argv)
         } else if (strcmp(a, "-d") == 0) {
             return print_defaults();
         } else if (strcmp(a, "--explain") == 0) {
-            pr.explain = 1;
+            c.pr.explain = 1;
         } else if (strcmp(a, "--stats") == 0) {
             stats = 1;
         } else if (strcmp(a, "--check-invariants") == 0) {
-            check = 1;
-        } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-            const char *f = argv[++i];
-            if (strcmp(f, "jsonl") == 0)
-                pr.jsonl = 1;
-            else if (strcmp(f, "text") != 0) {
-                fprintf(stderr, "qsched: unknown format \"%s\" (want text "
-                        "or jsonl)\n", f);
-                return 2;
+            c.check = 1;
+        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--profile") == 0) {
+            if (i + 1 >= argc)
+                return bad_arg("option needs a value:", a, "");
+            if (strcmp(a, "--profile") == 0) {
+                /* checked here, not as "line 0" of the stream */
+                profile = argv[++i];
+                if (strcmp(profile, "document") != 0 &&
+                    strcmp(profile, "postfix") != 0)
+                    return bad_arg("--profile: unknown profile", profile,
+                                   " (want document or postfix)");
+            } else {
+                const char *f = argv[++i];
+                size_t k;
+                for (k = 0; k < COUNT(formats); k++)
+                    if (strcmp(f, formats[k].name) == 0)
+                        break;
+                if (k == COUNT(formats))
+                    return bad_arg("unknown format", f,
+                                   " (want text or jsonl)");
+                c.pr.jsonl = formats[k].jsonl;
             }
-        } else if (strcmp(a, "--profile") == 0 && i + 1 < argc) {
-            profile = argv[++i];
         } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "qsched: unknown option \"%s\"\n", a);
+            bad_arg("unknown option", a, "");
             usage(stderr);
             return 2;
         } else if (file) {
-            fprintf(stderr, "qsched: more than one input file\n");
+            diag("qsched: more than one input file");
             return 2;
         } else {
             file = a;
         }
     }
+    fname = file ? file : "-";
+    qs_escape(c.fname, sizeof c.fname, fname);
+    st = qs_stream_new(fname, run_sink, &c);
+    if (!st) {
+        diag("qsched: out of memory");
+        return 2;
+    }
+    if (profile)
+        qs_stream_set_profile(st, profile, err, sizeof err);
     if (file && strcmp(file, "-") != 0) {
         in = fopen(file, "r");
         if (!in) {
-            fprintf(stderr, "qsched: cannot open %s\n", file);
+            snprintf(err, sizeof err, "%s:1: cannot open: %s", c.fname,
+                     strerror(errno));
+            diag(err);
+            qs_stream_free(st);
             return 2;
         }
     }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    rc = qs_stream_run_file(in, file ? file : "-", qs_trace_print, &pr,
-                            profile, check, &st, stderr);
+    ro.stop_before = 0;
+    ro.after_line = run_after_line;
+    ro.ctx = &c;
+    rc = qs_stream_read(st, in, &ro, err, sizeof err);
+    if (rc == 0)
+        rc = qs_stream_finish(st, err, sizeof err);
+    if (rc)
+        diag(err);
     if (in != stdin)
         fclose(in);
     if (rc == 0 && stats)
-        qs_print_stats(&pr, qs_stream_sched(st));
+        qs_print_stats(&c.pr, qs_stream_sched(st));
     qs_stream_free(st);
-    fflush(stdout);
+    if (rc == 0 && c.out_errno) {
+        rc = output_error(c.out_errno, err, sizeof err);
+        diag(err);
+    }
     return rc;
+}
+
+/* The last word on standard output, for every command: flush it and turn a
+ * write error into exit 4 with the system's reason, unless a more specific
+ * error (2, 3, 4) was already reported. */
+static int finish_output(int rc)
+{
+    int e = 0;
+    char err[256];
+    if (fflush(stdout) != 0)
+        e = errno ? errno : EIO;
+    else if (ferror(stdout))
+        e = EIO;
+    if (!e)
+        return rc;
+    if (rc == 0 || rc == 1) {
+        output_error(e, err, sizeof err);
+        fprintf(stderr, "%s\n", err);
+        return 4;
+    }
+    return rc;
+}
+
+/* Entry point of the executable (main.c): a sub-command by its name, or
+ * the replay. */
+int qs_cli_main(int argc, char **argv)
+{
+    size_t i;
+    int rc = -1;
+    if (argc > 1)
+        for (i = 0; i < COUNT(subcommands); i++)
+            if (strcmp(argv[1], subcommands[i].name) == 0) {
+                rc = subcommands[i].main(argc - 1, argv + 1);
+                break;
+            }
+    if (rc == -1)
+        rc = run_main(argc, argv);
+    return finish_output(rc);
 }

@@ -1,36 +1,66 @@
 /*
- * events.c - parser of the event language (spec/events.md, S-EV-*).
+ * events.c - the parser of the event language (spec/events.md, S-EV-1 ..
+ * S-EV-10), around the core.
  *
- * Owns: the grammar (NAME = VALUE, profile, at, arrive, select, done),
- * line limits, and turning each valid line into one call of the core API.
- * An invalid line changes nothing and yields "FILE:LINE: reason"; the
- * caller stops there (exit 2).
+ * Owns: the grammar (NAME = VALUE, profile, at, arrive, select, done), the
+ * input limits, reading a file line by line in bounded memory, and turning
+ * each valid line into exactly one call of the core API (qsched.h).  An
+ * invalid line changes nothing and yields one message "FILE:LINE: reason";
+ * the caller stops there (exit 2).
+ *
+ * Why it exists apart from the core: the core has no I/O and no text
+ * syntax, so that it can be proved, model-checked and embedded; every
+ * program that speaks the language (the CLI, `qsched verify`, `qsched gen`'s
+ * shadow run, the fuzz harnesses, the model checker's replays) goes through
+ * this one parser, so there is a single reading of every line.
+ *
+ * The contract for bad input (S-EV-10, issue 19): never crash, never
+ * half-accept; a message that says what is actually wrong, with the line it
+ * is on; bytes of the input that are not printable ASCII are escaped as
+ * \xNN in messages (a terminal must not interpret them); a read error is an
+ * error with the system's reason, never an early end of file; and memory
+ * stays bounded by the line limit whatever the input (a 200 MB line is
+ * refused after 1 MiB, not read whole).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <unistd.h>
 #include "events.h"
 #include "kernels.h"
 
-struct qs_stream {
-    char *fname;
+/* One setting line (NAME = VALUE) as written, kept until the scheduler
+ * exists so that a profile-dependent refusal (S-EV-5), which can only be
+ * decided at the first event, still points at the line that caused it. */
+typedef struct setting {
+    char *name;
+    char *value;
     long lineno;
-    qs_params *params;
+} setting;
+
+struct qs_stream {
+    char *fname;            /* FILE of "FILE:LINE: reason" */
+    long lineno;            /* lines fed so far (the current line's number) */
+    qs_params *params;      /* the settings, until the first event */
     enum qs_profile profile;
-    qs_sched *sched;
+    qs_sched *sched;        /* NULL until the first event (S-EV-2) */
     qs_trace_sink sink;
     void *ctx;
     /* parameters forced from outside the stream (qsched verify --readings):
      * set after the stream's own, when the scheduler is created */
     char **forced;
     size_t nforced;
-    /* scratch for arrive lines */
+    /* scratch for arrive lines, reused from line to line */
     qs_group *groups;
     size_t gcap;
-    char *buf;
+    char *buf;              /* the current line, NUL-terminated, cut up */
     size_t bufcap;
+    setting *settings;      /* every NAME = VALUE line, in order */
+    size_t nsettings, scap;
 };
 
+/* Creates a stream reader; fname only names the input in messages. */
 qs_stream *qs_stream_new(const char *fname, qs_trace_sink sink, void *ctx)
 {
     qs_stream *st = calloc(1, sizeof *st);
@@ -47,8 +77,10 @@ qs_stream *qs_stream_new(const char *fname, qs_trace_sink sink, void *ctx)
     return st;
 }
 
+/* Frees the stream and the scheduler it created. */
 void qs_stream_free(qs_stream *st)
 {
+    size_t i;
     if (!st)
         return;
     qs_sched_free(st->sched);
@@ -56,24 +88,76 @@ void qs_stream_free(qs_stream *st)
     while (st->nforced > 0)
         free(st->forced[--st->nforced]);
     free(st->forced);
+    for (i = 0; i < st->nsettings; i++) {
+        free(st->settings[i].name);
+        free(st->settings[i].value);
+    }
+    free(st->settings);
     free(st->groups);
     free(st->buf);
     free(st->fname);
     free(st);
 }
 
+/* Accessors for the callers that step through a stream (verify, tests). */
 qs_sched *qs_stream_sched(qs_stream *st) { return st->sched; }
 long qs_stream_lineno(const qs_stream *st) { return st->lineno; }
 
-static int lerr(qs_stream *st, char *err, size_t errlen, const char *what,
-                const char *detail)
+/* Copies src into dst (always NUL-terminated when dstlen > 0), writing
+ * every byte outside printable ASCII (below 0x20, 0x7f and above) and the
+ * backslash itself as \xNN, so that what the input holds can be neither
+ * interpreted by a terminal (escape sequences) nor confused with an
+ * escape.  Escapes are never cut in half at the end of dst.  Returns the
+ * length written. */
+size_t qs_escape(char *dst, size_t dstlen, const char *src)
 {
-    if (err && errlen)
-        snprintf(err, errlen, "%s:%ld: %s%s%s", st->fname, st->lineno, what,
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)src;
+    if (!dstlen)
+        return 0;
+    for (; *p; p++) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+            if (o + 1 >= dstlen)
+                break;
+            dst[o++] = (char)*p;
+        } else {
+            if (o + 4 >= dstlen)
+                break;
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[*p >> 4];
+            dst[o++] = hex[*p & 15];
+        }
+    }
+    dst[o] = 0;
+    return o;
+}
+
+/* Writes "FILE:LINE: what[: detail]" into err, escaped (qs_escape), and
+ * returns 2, the status of an input error (S-EV-10).  Every message of the
+ * parser goes through here, so no input byte reaches a terminal raw. */
+static int lerr_at(qs_stream *st, long lineno, char *err, size_t errlen,
+                   const char *what, const char *detail)
+{
+    char raw[1024];
+    if (err && errlen) {
+        snprintf(raw, sizeof raw, "%s:%ld: %s%s%s", st->fname, lineno, what,
                  detail && *detail ? ": " : "", detail ? detail : "");
+        qs_escape(err, errlen, raw);
+    }
     return 2;
 }
 
+/* lerr_at for the current line: the usual case. */
+static int lerr(qs_stream *st, char *err, size_t errlen, const char *what,
+                const char *detail)
+{
+    return lerr_at(st, st->lineno, err, errlen, what, detail);
+}
+
+/* `profile document|postfix`, or --profile: a setting, so only before the
+ * first event (S-EV-2, S-EV-5). */
 int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
                           size_t errlen)
 {
@@ -130,10 +214,74 @@ int qs_stream_force_param(qs_stream *st, const char *name,
     return 0;
 }
 
-/* The first event freezes parameters and profile (S-EV-2). */
+/* Remembers a setting line for blame_setting. */
+static int remember_setting(qs_stream *st, const char *name,
+                            const char *value)
+{
+    setting *s;
+    if (st->nsettings == st->scap) {
+        size_t ncap = st->scap ? 2 * st->scap : 16;
+        s = realloc(st->settings, ncap * sizeof *s);
+        if (!s)
+            return -1;
+        st->settings = s;
+        st->scap = ncap;
+    }
+    s = &st->settings[st->nsettings];
+    s->name = strdup(name);
+    s->value = strdup(value);
+    if (!s->name || !s->value) {
+        free(s->name);
+        free(s->value);
+        return -1;
+    }
+    s->lineno = st->lineno;
+    st->nsettings++;
+    return 0;
+}
+
+/* The core refused the settings as a whole (a profile-dependent check,
+ * S-EV-5: e.g. a concurrency limit of 0 in the document profile).  Which
+ * line is to blame?  The core is the only judge of what it accepts, so ask
+ * it again about each setting on its own (its last assignment, in stream
+ * order): the first one that the core refuses alone, with this profile, is
+ * the culprit, and the message points at its line rather than at the
+ * first event.  Returns that line (0 if no single setting explains the
+ * refusal, e.g. a combination) and its reason in why. */
+static long blame_setting(const qs_stream *st, char *why, size_t whylen)
+{
+    size_t i, j;
+    for (i = 0; i < st->nsettings; i++) {
+        const setting *s = &st->settings[i];
+        qs_params *alone;
+        qs_sched *trial;
+        int later = 0;
+        for (j = i + 1; j < st->nsettings && !later; j++)
+            later = strcmp(st->settings[j].name, s->name) == 0;
+        if (later)
+            continue; /* overridden by a later line */
+        alone = qs_params_new();
+        if (!alone)
+            return 0;
+        if (qs_params_set(alone, s->name, s->value, why, whylen) < 0) {
+            qs_params_free(alone);
+            continue;
+        }
+        trial = qs_sched_new(alone, st->profile, NULL, NULL, why, whylen);
+        qs_params_free(alone);
+        if (!trial)
+            return s->lineno;
+        qs_sched_free(trial);
+    }
+    return 0;
+}
+
+/* The first event freezes the parameters and the profile (S-EV-2): the
+ * scheduler is created here, and only here. */
 static int ensure_sched(qs_stream *st, char *err, size_t errlen)
 {
-    char why[256];
+    char why[256], blamed[256];
+    long line;
     size_t i;
     if (st->sched)
         return 0;
@@ -143,17 +291,23 @@ static int ensure_sched(qs_stream *st, char *err, size_t errlen)
             return lerr(st, err, errlen, st->forced[i], why);
     st->sched = qs_sched_new(st->params, st->profile, st->sink, st->ctx, why,
                              sizeof why);
-    if (!st->sched)
-        return lerr(st, err, errlen, why, NULL);
-    return 0;
+    if (st->sched)
+        return 0;
+    line = blame_setting(st, blamed, sizeof blamed);
+    if (line > 0)
+        return lerr_at(st, line, err, errlen, blamed, NULL);
+    return lerr(st, err, errlen, why, NULL);
 }
 
+/* End of input: an empty stream, or one with only settings, is valid, and
+ * its settings are still checked (the scheduler is created). */
 int qs_stream_finish(qs_stream *st, char *err, size_t errlen)
 {
     return ensure_sched(st, err, errlen);
 }
 
-/* Splits buf in place into whitespace separated words. */
+/* Splits buf in place into blank-separated words; returns their number, or
+ * max + 1 if there are more than max. */
 static size_t split_words(char *buf, char **w, size_t max)
 {
     size_t n = 0;
@@ -174,10 +328,14 @@ static size_t split_words(char *buf, char **w, size_t max)
     return n;
 }
 
-/* Non-negative decimal, at most max. */
+/* A non-negative decimal number of at most max, without overflow.
+ * Returns 0, -1 if s is not a decimal number (the caller says "usage"),
+ * -2 if it is one but exceeds max (the caller says "out of range"): the
+ * two faults need different fixes, so they get different messages. */
 static int parse_count(const char *s, int64_t max, int64_t *out)
 {
     int64_t v = 0;
+    int big = 0;
     if (!*s)
         return -1;
     for (; *s; s++) {
@@ -185,14 +343,20 @@ static int parse_count(const char *s, int64_t max, int64_t *out)
         if (!isdigit((unsigned char)*s))
             return -1;
         /* v * 10 + d <= max, tested before computing it (no overflow) */
-        if (v > (max - d) / 10)
-            return -1;
-        v = v * 10 + d;
+        if (big || v > (max - d) / 10)
+            big = 1;
+        else
+            v = v * 10 + d;
     }
+    if (big)
+        return -2;
     *out = v;
     return 0;
 }
 
+/* Names of the language (spec/events.md grammar): a transport is
+ * lower-case letters, digits and '-'; message ids, local parts and
+ * next-hops also allow upper case, '.', '_' and '+'. */
 static int name_ok(const char *s, int transport)
 {
     if (!*s)
@@ -208,7 +372,9 @@ static int name_ok(const char *s, int transport)
     return 1;
 }
 
-/* TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] */
+/* One recipient group TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] (S-EV-4), split in
+ * place: the first ':' ends the transport; in the rest the first '*'
+ * starts the count and the first '@' ends the local part. */
 static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
 {
     char *colon = strchr(w, ':'), *at, *star;
@@ -255,6 +421,9 @@ static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
     return 0;
 }
 
+/* `arrive MSGID GROUP...` (S-EV-7): every group is checked, and the total
+ * recipient count bounded (S-EV-1), before the core sees the message, so
+ * a bad group refuses the whole line. */
 static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
                      size_t errlen)
 {
@@ -289,6 +458,9 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
     return 0;
 }
 
+/* NAME = VALUE (S-EV-2): blanks around name and value are dropped; the
+ * value is checked by the core's parameter table at once, and the line is
+ * remembered for S-EV-5 (blame_setting). */
 static int do_param(qs_stream *st, char *line, char *eq, char *err,
                     size_t errlen)
 {
@@ -313,19 +485,100 @@ static int do_param(qs_stream *st, char *line, char *eq, char *err,
         return lerr(st, err, errlen, "empty parameter value", name);
     if (qs_params_set(st->params, name, value, why, sizeof why) < 0)
         return lerr(st, err, errlen, name, why);
+    if (remember_setting(st, name, value) < 0)
+        return lerr(st, err, errlen, "out of memory", NULL);
     return 0;
 }
 
+/* Is this line (comment already cut off) a parameter line?  It is when it
+ * holds '=' (S-EV-1 step 4), unless it reads as an event or profile line
+ * that merely contains '=' somewhere in its words: its first word is a verb
+ * and more words follow before the '='.  Then the verb's own parser says
+ * what is wrong (e.g. `arrive M1 smtp:a=b`: a bad next-hop), instead of a
+ * misleading "parameters must come before the first event". */
+static int is_param_line(const char *buf, const char *eq)
+{
+    static const char *const verbs[] = {"arrive", "at", "select", "done",
+                                        "profile"};
+    const char *p = buf, *w;
+    size_t i, n;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    w = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    if (p > eq)
+        return 1; /* the '=' is inside the first word: NAME=VALUE */
+    n = (size_t)(p - w);
+    for (i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (strlen(verbs[i]) == n && strncmp(w, verbs[i], n) == 0)
+            break;
+    if (i == sizeof verbs / sizeof verbs[0])
+        return 1;
+    /* a verb: an event line if another word comes before the '=' */
+    while (p < eq && (*p == ' ' || *p == '\t'))
+        p++;
+    return p == eq;
+}
+
+/* Copies the line into the scratch buffer as a C string, drops one CR
+ * before the (already removed) LF and cuts off the comment (S-EV-1 steps
+ * 3 and the CR rule). */
+static void load_line(qs_stream *st, const char *line, size_t len)
+{
+    char *hash;
+    memcpy(st->buf, line, len);
+    st->buf[len] = 0;
+    if (len && st->buf[len - 1] == '\r')
+        st->buf[len - 1] = 0;
+    if ((hash = strchr(st->buf, '#')) != NULL)
+        *hash = 0;
+}
+
+/* `arrive` lines may have up to QS_GROUPS_MAX groups: split them with a
+ * growing word array (the other verbs have at most three words). */
+static int arrive_line(qs_stream *st, const char *line, size_t len,
+                       char *err, size_t errlen)
+{
+    size_t cap = 16, n;
+    char **words;
+    int rc;
+    for (;;) {
+        load_line(st, line, len);
+        words = malloc(cap * sizeof *words);
+        if (!words)
+            return lerr(st, err, errlen, "out of memory", NULL);
+        n = split_words(st->buf, words, cap);
+        if (n <= cap)
+            break;
+        free(words);
+        if (cap > QS_GROUPS_MAX + 2)
+            return lerr(st, err, errlen, "too many recipient groups "
+                        "(limit 100000)", NULL);
+        cap *= 4;
+    }
+    if (n - 2 > QS_GROUPS_MAX)
+        rc = lerr(st, err, errlen, "too many recipient groups (limit "
+                  "100000)", NULL);
+    else
+        rc = do_arrive(st, words, n, err, errlen);
+    free(words);
+    return rc;
+}
+
+/* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
+ * the verb; one valid line is exactly one call of the core API. */
 int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
                    size_t errlen)
 {
-    char *w[8], *eq, *hash;
-    char **words = w;
+    char *w[8], *eq;
     size_t nw;
-    int rc = 0;
+    int64_t v;
+    int rc;
     char why[256];
 
     st->lineno++;
+    /* S-EV-1 steps 1 and 2, in this order */
     if (len > QS_LINE_MAX)
         return lerr(st, err, errlen, "line too long (limit 1048576 bytes)",
                     NULL);
@@ -338,77 +591,41 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         st->buf = b;
         st->bufcap = len + 1;
     }
-    memcpy(st->buf, line, len);
-    st->buf[len] = 0;
-    if (len && st->buf[len - 1] == '\r')
-        st->buf[len - 1] = 0;
-    if ((hash = strchr(st->buf, '#')) != NULL)
-        *hash = 0;
-    if ((eq = strchr(st->buf, '=')) != NULL)
+    load_line(st, line, len);
+    if ((eq = strchr(st->buf, '=')) != NULL && is_param_line(st->buf, eq))
         return do_param(st, st->buf, eq, err, errlen);
 
     nw = split_words(st->buf, w, 8);
     if (nw == 0)
-        return 0;
-    if (strcmp(w[0], "arrive") == 0) {
-        /* arrive lines have many words: split again without a cap */
-        size_t cap = 16, n;
-        char *copy;
-        memcpy(st->buf, line, len);
-        st->buf[len] = 0;
-        if (len && st->buf[len - 1] == '\r')
-            st->buf[len - 1] = 0;
-        if ((hash = strchr(st->buf, '#')) != NULL)
-            *hash = 0;
-        copy = st->buf;
-        for (;;) {
-            words = malloc(cap * sizeof *words);
-            if (!words)
-                return lerr(st, err, errlen, "out of memory", NULL);
-            n = split_words(copy, words, cap);
-            if (n <= cap)
-                break;
-            free(words);
-            if (cap > QS_GROUPS_MAX + 2) {
-                return lerr(st, err, errlen, "too many recipient groups "
-                            "(limit 100000)", NULL);
-            }
-            cap *= 4;
-            memcpy(st->buf, line, len);
-            st->buf[len] = 0;
-            if (len && st->buf[len - 1] == '\r')
-                st->buf[len - 1] = 0;
-            if ((hash = strchr(st->buf, '#')) != NULL)
-                *hash = 0;
-        }
-        if (n - 2 > QS_GROUPS_MAX)
-            rc = lerr(st, err, errlen, "too many recipient groups (limit "
-                      "100000)", NULL);
-        else
-            rc = do_arrive(st, words, n, err, errlen);
-        free(words);
-        return rc;
-    }
+        return 0; /* blank or comment only: counts for line numbers */
+    if (strcmp(w[0], "arrive") == 0)
+        return arrive_line(st, line, len, err, errlen);
     if (nw > 3)
         return lerr(st, err, errlen, "too many words", w[0]);
     if (strcmp(w[0], "profile") == 0) {
+        /* S-EV-5: a setting, like a parameter */
         if (nw != 2)
             return lerr(st, err, errlen, "usage: profile document|postfix",
                         NULL);
         return qs_stream_set_profile(st, w[1], err, errlen);
     }
     if (strcmp(w[0], "at") == 0) {
-        int64_t t;
-        if (nw != 2 || parse_count(w[1], (int64_t)1 << 33, &t) < 0)
+        /* S-EV-6; the limit 2^33 keeps the score products in 64 bits */
+        if (nw != 2 || (rc = parse_count(w[1], (int64_t)1 << 33, &v)) == -1)
             return lerr(st, err, errlen, "usage: at T (T a whole number of "
                         "seconds, at most 2^33)", NULL);
+        if (rc == -2)
+            return lerr(st, err, errlen, "time out of range (at most 2^33 = "
+                        "8589934592 seconds)", w[1]);
         if (ensure_sched(st, err, errlen))
             return 2;
-        if (qs_advance(st->sched, t, why, sizeof why) < 0)
+        if (qs_advance(st->sched, v, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, w[1]);
         return 0;
     }
     if (strcmp(w[0], "select") == 0) {
+        /* S-EV-8: one delivery agent asks for work, on TRANSPORT or by
+         * round robin; the core prints deliver or idle */
         qs_delivery d;
         if (nw > 2)
             return lerr(st, err, errlen, "usage: select [TRANSPORT]", NULL);
@@ -422,13 +639,13 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         return 0;
     }
     if (strcmp(w[0], "done") == 0) {
-        int64_t h;
+        /* S-EV-9: delivery D<n> (numbered in select order) finished */
         enum qs_outcome o;
         if (nw != 3)
             return lerr(st, err, errlen, "usage: done D<n> ok|fail|defer",
                         NULL);
-        if (w[1][0] != 'D' || parse_count(w[1] + 1, (int64_t)1 << 62, &h) < 0
-            || h < 1)
+        if (w[1][0] != 'D' || parse_count(w[1] + 1, (int64_t)1 << 62, &v) < 0
+            || v < 1)
             return lerr(st, err, errlen, "bad delivery handle (want D1, D2, "
                         "...)", w[1]);
         if (strcmp(w[2], "ok") == 0)
@@ -442,53 +659,179 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
                         "defer)", w[2]);
         if (ensure_sched(st, err, errlen))
             return 2;
-        if (qs_done(st->sched, h, o, why, sizeof why) < 0)
+        if (qs_done(st->sched, v, o, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);
         return 0;
     }
     return lerr(st, err, errlen, "unknown verb", w[0]);
 }
 
+/* One read from in: read(2) on its descriptor when it has one (returns as
+ * soon as some bytes are there, so a pipe is not waited on until a whole
+ * chunk fills), else fread (memory streams).  Returns the byte count, 0 at
+ * end of file, or -1 with errno set. */
+static ssize_t read_some(FILE *in, char *buf, size_t n)
+{
+    int fd = fileno(in);
+    ssize_t r;
+    size_t got;
+    if (fd >= 0) {
+        do
+            r = read(fd, buf, n);
+        while (r < 0 && errno == EINTR);
+        return r;
+    }
+    got = fread(buf, 1, n, in);
+    if (got == 0 && ferror(in)) {
+        if (!errno)
+            errno = EIO;
+        return -1;
+    }
+    return (ssize_t)got;
+}
+
+/* "FILE:LINE: cannot read: <the system's reason>" for the line being read,
+ * the one after the last complete line. */
+static int read_error(qs_stream *st, int e, char *err, size_t errlen)
+{
+    return lerr_at(st, st->lineno + 1, err, errlen, "cannot read",
+                   strerror(e));
+}
+
+/* Feeds one complete line, then the caller's hook (invariant check, output
+ * check).  Returns 0 to go on, or the status to stop with. */
+static int feed(qs_stream *st, const char *line, size_t len,
+                const qs_read_opts *o, char *err, size_t errlen)
+{
+    int rc = qs_stream_line(st, line, len, err, errlen);
+    if (rc == 0 && o && o->after_line)
+        rc = o->after_line(o->ctx, st, err, errlen);
+    return rc;
+}
+
+/* Reads a whole input into the stream, line by line (S-EV-1), in bounded
+ * memory: a line is collected up to QS_LINE_MAX + 1 bytes and, if it goes
+ * on, refused at once as too long without reading the rest.  So whatever
+ * the input (a 200 MB line, /dev/zero), the memory used is about one line
+ * limit, and a memory limit can only fail the allocation of at most that
+ * much, which is reported as a read error with the system's reason, never
+ * taken for the end of the input. */
+int qs_stream_read(qs_stream *st, FILE *in, const qs_read_opts *o, char *err,
+                   size_t errlen)
+{
+    enum { CHUNK = 1 << 16 };
+    char *chunk = malloc(CHUNK), *acc = NULL;
+    size_t alen = 0, acap = 0;
+    long stop = o ? o->stop_before : 0;
+    int rc = 0;
+
+    if (!chunk)
+        return read_error(st, ENOMEM, err, errlen);
+    for (;;) {
+        ssize_t n = read_some(in, chunk, CHUNK);
+        const char *p = chunk, *end;
+        if (n < 0) {
+            rc = read_error(st, errno, err, errlen);
+            break;
+        }
+        if (n == 0) {
+            /* end of input: a last line without a newline still counts */
+            if (alen && !(stop > 0 && st->lineno + 1 >= stop))
+                rc = feed(st, acc, alen, o, err, errlen);
+            break;
+        }
+        end = chunk + n;
+        while (p < end && rc == 0) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t seg = (size_t)((nl ? nl : end) - p), take;
+            if (stop > 0 && st->lineno + 1 >= stop)
+                goto done;
+            if (alen == 0 && nl && seg <= QS_LINE_MAX) {
+                /* the common case: a whole line inside the chunk */
+                rc = feed(st, p, seg, o, err, errlen);
+                p = nl + 1;
+                continue;
+            }
+            /* a line across chunks: collect at most the limit + 1 */
+            take = seg;
+            if (take > (size_t)QS_LINE_MAX + 1 - alen)
+                take = (size_t)QS_LINE_MAX + 1 - alen;
+            if (alen + take > acap) {
+                size_t ncap = acap ? acap : 4096;
+                char *a;
+                while (ncap < alen + take)
+                    ncap *= 2;
+                if (ncap > (size_t)QS_LINE_MAX + 1)
+                    ncap = (size_t)QS_LINE_MAX + 1;
+                a = realloc(acc, ncap);
+                if (!a) {
+                    rc = read_error(st, ENOMEM, err, errlen);
+                    goto done;
+                }
+                acc = a;
+                acap = ncap;
+            }
+            memcpy(acc + alen, p, take);
+            alen += take;
+            if (alen > QS_LINE_MAX) {
+                /* over the limit: refused as too long (S-EV-1 step 1) */
+                rc = feed(st, acc, alen, o, err, errlen);
+                goto done;
+            }
+            if (nl) {
+                rc = feed(st, acc, alen, o, err, errlen);
+                alen = 0;
+                p = nl + 1;
+            } else {
+                p = end;
+            }
+        }
+        if (rc)
+            break;
+    }
+done:
+    free(acc);
+    free(chunk);
+    return rc;
+}
+
+/* The hook of qs_stream_run_file: the invariant checker after every line
+ * (--check-invariants), status 3 on a broken invariant. */
+static int check_hook(void *ctx, qs_stream *st, char *err, size_t errlen)
+{
+    char why[400], raw[512];
+    (void)ctx;
+    if (!st->sched || qs_check_invariants(st->sched, why, sizeof why) == 0)
+        return 0;
+    snprintf(raw, sizeof raw, "invariant broken: %s", why);
+    lerr(st, err, errlen, raw, NULL);
+    return 3;
+}
+
+/* Reads a whole stream into a new qs_stream, for callers that need no
+ * hook of their own: returns 0, 2 on an input or read error, 3 on a broken
+ * invariant (check set), with the message on errf.  The stream is kept in
+ * *keep on success if asked. */
 int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
                        void *ctx, const char *profile, int check,
                        qs_stream **keep, FILE *errf)
 {
     qs_stream *st = qs_stream_new(fname, sink, ctx);
-    char err[512], *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = 0;
+    qs_read_opts o = {0, NULL, NULL};
+    char err[1024];
+    int rc;
     if (!st) {
         fprintf(errf, "qsched: out of memory\n");
         return 2;
     }
-    if (profile && qs_stream_set_profile(st, profile, err, sizeof err)) {
-        fprintf(errf, "qsched: %s\n", err);
-        qs_stream_free(st);
-        return 2;
-    }
-    while ((n = getline(&line, &cap, in)) >= 0) {
-        size_t len = (size_t)n;
-        if (len && line[len - 1] == '\n')
-            len--;
-        if ((rc = qs_stream_line(st, line, len, err, sizeof err)) != 0) {
-            fprintf(errf, "%s\n", err);
-            break;
-        }
-        if (check && st->sched &&
-            qs_check_invariants(st->sched, err, sizeof err) < 0) {
-            fprintf(errf, "%s:%ld: invariant broken: %s\n", st->fname,
-                    st->lineno, err);
-            rc = 3;
-            break;
-        }
-    }
-    free(line);
-    if (rc == 0 && ferror(in)) {
-        fprintf(errf, "%s: read error\n", st->fname);
-        rc = 2;
-    }
-    if (rc == 0 && (rc = qs_stream_finish(st, err, sizeof err)) != 0)
+    if (check)
+        o.after_line = check_hook;
+    rc = profile ? qs_stream_set_profile(st, profile, err, sizeof err) : 0;
+    if (rc == 0)
+        rc = qs_stream_read(st, in, &o, err, sizeof err);
+    if (rc == 0)
+        rc = qs_stream_finish(st, err, sizeof err);
+    if (rc)
         fprintf(errf, "%s\n", err);
     if (keep && rc == 0)
         *keep = st;

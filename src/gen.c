@@ -779,9 +779,6 @@ int qs_gen_main(int argc, char **argv)
         gen_usage(stderr);
         return 2;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fputs("qsched gen: write error\n", stderr);
-        return 2;
-    }
+    /* a write error on stdout is reported by cli.c (exit 4, strerror) */
     return rc;
 }

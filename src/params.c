@@ -193,30 +193,45 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
 
 /* Decimal integer, no sign, no spaces, at most 12 digits.
  * Twelve digits cannot overflow 64 bits, so the range check after it is
- * the only limit a value meets. */
+ * the only limit a value meets.  Returns 0, -1 if s is not a decimal
+ * number, -2 if it is one but has more than 12 digits (so that the caller
+ * can say "out of range" when the number is really too big, rather than
+ * call a well-formed number malformed). */
 static int parse_int(const char *s, long long *out)
 {
     long long v = 0;
     size_t n = 0;
     if (!*s)
         return -1;
+    if (strspn(s, "0123456789") != strlen(s))
+        return -1;
     for (; *s; s++, n++) {
-        if (!isdigit((unsigned char)*s) || n >= 12)
-            return -1;
+        if (n >= 12)
+            return -2;
         v = v * 10 + (*s - '0');
     }
     *out = v;
     return 0;
 }
 
+/* 1 if the decimal number s has more than 12 digits once its leading
+ * zeros are ignored: a number too big for any parameter. */
+static int too_many_digits(const char *s)
+{
+    s += strspn(s, "0");
+    return strspn(s, "0123456789") > 12;
+}
+
 /* Time: integer with optional unit s, m, h, d, w (Postfix time syntax).
  * The result is in seconds, the unit of virtual time, and at most 10^9
- * (tested before multiplying, so nothing overflows). */
+ * (tested before multiplying, so nothing overflows).  Returns 0, -1 if
+ * malformed, -2 if well-formed but beyond 10^9 seconds. */
 static int parse_time(const char *s, long long *out)
 {
     char buf[32];
     size_t len = strlen(s);
     long long mult = 1, v;
+    int rc;
     if (len == 0 || len >= sizeof buf)
         return -1;
     memcpy(buf, s, len + 1);
@@ -228,8 +243,12 @@ static int parse_time(const char *s, long long *out)
     case 'w': mult = 604800; buf[len - 1] = 0; break;
     default: break;
     }
-    if (parse_int(buf, &v) < 0 || v > 1000000000LL / mult)
+    if ((rc = parse_int(buf, &v)) == -1)
         return -1;
+    if (rc == -2 ? too_many_digits(buf) : v > 1000000000LL / mult)
+        return -2;
+    if (rc == -2)
+        return -1; /* more than 12 digits, most of them leading zeros */
     *out = v * mult;
     return 0;
 }
@@ -328,6 +347,7 @@ static int parse_value(int id, const char *value, long long *iv,
 {
     const struct qp_def *d = &qp_defs[id];
     char range[96];
+    int rc;
     switch (d->type) {
     case T_FEEDBACK:
         return qs_feedback_parse(value, fb, err, errlen);
@@ -343,13 +363,28 @@ static int parse_value(int id, const char *value, long long *iv,
         }
         return 0;
     case T_INT:
-        if (parse_int(value, iv) < 0) {
+        rc = parse_int(value, iv);
+        if (rc == -2 && too_many_digits(value)) {
+            /* well-formed, but bigger than any range: say so */
+            snprintf(range, sizeof range, "[%lld, %lld]", d->min, d->max);
+            set_err(err, errlen, "value \"%s\" is out of range %s", value,
+                    range);
+            return -1;
+        }
+        if (rc < 0) {
             set_err(err, errlen, "bad number \"%s\"%s", value, "");
             return -1;
         }
         break;
     case T_TIME:
-        if (parse_time(value, iv) < 0) {
+        rc = parse_time(value, iv);
+        if (rc == -2) {
+            snprintf(range, sizeof range, "[%lld, %lld]", d->min, d->max);
+            set_err(err, errlen, "value \"%s\" is out of range %s", value,
+                    range);
+            return -1;
+        }
+        if (rc < 0) {
             set_err(err, errlen, "bad time \"%s\" (want N, Ns, Nm, Nh, Nd "
                     "or Nw)%s", value, "");
             return -1;

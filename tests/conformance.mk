@@ -5,11 +5,16 @@
 # implementation, and the coverage gate of the core measured with the
 # conformance suite alone.
 #
-#   make conformance [IMPL="any command"] [READINGS="NAME=VALUE ..."]
-#       runs IMPL on every vector (stream on stdin, trace on stdout);
-#       default IMPL is $(BUILD)/qsched.  Prints PASS/FAIL per vector, the
-#       first divergence of each failure with the named readings that
-#       explain it, and "N passed, N failed"; fails if anything failed.
+#   make conformance [IMPL="any command"] [CONFORMANCE_FLAGS="--tap ..."]
+#                    [READINGS="NAME=VALUE ..."]
+#       `qsched conformance` (src/conformance.c, the one runner; also
+#       installed) runs IMPL on every vector (stream on stdin, trace on
+#       stdout); default IMPL is $(BUILD)/qsched.  Prints PASS/FAIL per
+#       vector, the first divergence of each failure with the named readings
+#       that explain it, the rules whose vectors failed, and "N passed, N
+#       failed"; fails if anything failed.
+#       CONFORMANCE_FLAGS passes more options: --tap, --junit FILE,
+#       --profile P, --input path, -q (docs/implementers.md).
 #       READINGS: the readings IMPL follows (spec/readings.md, qsched -d);
 #       a trace equal to qsched's under them passes.
 #   make coverage
@@ -34,9 +39,10 @@ COVERAGE_FILTER := $(subst $(eval) ,|,$(patsubst src/%.c,%,$(COVERAGE_CORE)))
 
 .PHONY: conformance coverage conformance-regen conformance-index
 
+CONFORMANCE_FLAGS ?=
 conformance: $(BUILD)/qsched
-	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
-	  $(if $(READINGS),--readings "$(READINGS)") "$(IMPL)"
+	@$(BUILD)/qsched conformance --suite tests/conformance --impl "$(IMPL)" \
+	  $(if $(READINGS),--readings "$(READINGS)") $(CONFORMANCE_FLAGS)
 
 # The coverage build compiles a snapshot of the sources (Makefile and src/)
 # in $(COVERAGE_TREE), so that gcov reads the very text it measured even
@@ -44,11 +50,13 @@ conformance: $(BUILD)/qsched
 COVERAGE_TREE := $(COVERAGE_BUILD)/tree
 COVERAGE_QSCHED := $(abspath $(COVERAGE_TREE))/build/qsched
 
-coverage:
+# The runner is the ordinary build: only the implementation under test,
+# the coverage build, writes coverage data.
+coverage: $(BUILD)/qsched
 	@rm -rf $(COVERAGE_TREE) && mkdir -p $(COVERAGE_TREE)
 	@cp -R Makefile src $(COVERAGE_TREE)/
 	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
-	@QSCHED=$(COVERAGE_QSCHED) sh tests/conformance/run.sh \
+	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
 	  -q "$(COVERAGE_QSCHED) --stats"
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
@@ -87,8 +95,8 @@ build/broken/qsched: $(wildcard src/*.c src/*.h) tests/conformance/broken/refund
 .PHONY: conformance-broken
 conformance-broken: build/broken/qsched
 	@echo "== the suite against a qsched with a refund bug (must fail)"
-	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
-	  "$(abspath build/broken/qsched)"; test $$? -ne 0
+	@$(BUILD)/qsched conformance --suite tests/conformance \
+	  --impl "$(abspath build/broken/qsched)"; test $$? -ne 0
 
 # The example differential harness (fuzz/diff-harness.c, fuzz/diff-README.md)
 # against the broken copy: its objects are merged into one and every global

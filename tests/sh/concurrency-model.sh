@@ -24,7 +24,7 @@ if [ ! -x "$Q" ]; then
     exit 1
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-    echo "ok concurrency-model-skipped-no-python3"
+    echo "SKIP concurrency-model: python3 not installed"
     exit 0
 fi
 QSCHED_BIN=$Q exec python3 - "${QSCHED_MODEL_STREAMS:-150}" <<'PYEOF'

@@ -213,8 +213,8 @@ static const struct {
     {"minimal_backoff_time", "0", "out of range"},
     {"minimal_backoff_time", "0s", "out of range"},
     /* 16666667 * 60 = 1000000020 > 10^9 */
-    {"minimal_backoff_time", "16666667m", "bad time"},
-    {"minimal_backoff_time", "1000000001", "bad time"},
+    {"minimal_backoff_time", "16666667m", "is out of range [1, 1000000000]"},
+    {"minimal_backoff_time", "1000000001", "is out of range [1, 1000000000]"},
     /* syntax */
     {"initial_destination_concurrency", "-1", "bad number"},
     {"initial_destination_concurrency", "2.5", "bad number"},

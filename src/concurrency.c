@@ -206,7 +206,10 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
     qs_trace r = qsi_trace_init(QS_T_REVIVE);
     queue_dead_unlink(s, q);
     q->dead = 0;
-    if (qsi_postfix(s) && busy > 0)
+    /* R-16 revival_window: initial (the document profile) or the
+     * deliveries in flight, if any (S-PFX-4, the postfix profile). */
+    if (QS_READING(s, QR_REVIVAL_WINDOW) == QRV_REVIVAL_IN_FLIGHT &&
+        busy > 0)
         q->window = busy;
     else
         q->window = q->transport->init_conc;
@@ -264,7 +267,9 @@ static void queue_die(qs_sched *s, qs_queue *q)
      * left with nothing retires at the next walk).  The release has to
      * come before the deferrals: deferring removes the queue's entries,
      * after which nothing would show who had blocked. */
-    if (!qsi_postfix(s) && q->blocker_tag == t->blocker_tag) {
+    if (QS_READING(s, QR_DEATH_RELEASE) == QRV_DEATH_RELEASES &&
+        q->blocker_tag == t->blocker_tag) {
+        /* R-18 death_release = yes (the document profile; no: S-PFX-10) */
         qsi_blocker_release(s, t, q);
         released = 1;
     }
@@ -328,7 +333,9 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
          * document has a dead destination's concurrency at 0 and guards
          * nothing else with it, so the success has nowhere to go; Postfix
          * takes it as proof of life. */
-        if (qsi_postfix(s))
+        /* R-15 dead_success: ignored (document profile) or revives
+         * (S-PFX-8, the postfix profile). */
+        if (QS_READING(s, QR_DEAD_SUCCESS) == QRV_DEAD_SUCCESS_REVIVES)
             qsi_queue_revive(s, q, (int)q->busy);
         return;
     }

@@ -289,7 +289,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* Step 1 (postfix).  S-PFX-6: Postfix applies feedback while the
      * delivery still counts as in flight; the document's busy count no
      * longer includes it. */
-    if (qsi_postfix(s))
+    /* (R-17 feedback_busy = before: the postfix profile's default) */
+    if (QS_READING(s, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_BEFORE)
         qsi_feedback(s, q, outcome);
     /* Step 2: the delivery is over: off the busy list, its recipients
      * out of core and tallied by outcome. */
@@ -307,7 +308,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* One fewer in flight: the window may have room again.  Step 3
      * (document): feedback, with busy no longer counting the delivery. */
     qsi_queue_update_ready(q);
-    if (!qsi_postfix(s))
+    if (QS_READING(s, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_AFTER)
         qsi_feedback(s, q, outcome);
     /* Step 4.  S-MEM-5: slots freed by the finished entry move on ("such a
      * transfer then also happens whenever a recipient entry of that job is

@@ -283,6 +283,12 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
             continue;
         total = QS_MAX_ENTRIES(job);
         needed = total - job->selected_entries;
+        /* R-19 score_entries: "recipient_entry_count" is the job's total
+         * (its maximum estimate; qsched, Postfix), or the entries it still
+         * needs (remaining).  Either way it is >= 1 for a candidate, so
+         * the early stop below stays sound. */
+        if (QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_REMAINING)
+            total = needed;
         /* R-8 score_wait_plus_one: Postfix's + 1 (yes), or the document's
          * time since enqueue alone (no). */
         delay = s->now - job->message->queued_time + plus_one;

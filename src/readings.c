@@ -6,8 +6,8 @@
  * is a switch).  The order is the order of spec/readings.md and of
  * `qsched -d`.  Value 0 of every switch is qsched's choice in the document
  * profile; the postfix profile takes another default only where a rule of
- * spec/profiles.md says Postfix does otherwise (S-PFX-5, S-PFX-13,
- * S-PFX-14).  Part of the core: constant data and lookups, no I/O.
+ * spec/profiles.md says Postfix does otherwise (S-PFX-4, S-PFX-5,
+ * S-PFX-6, S-PFX-8, S-PFX-10, S-PFX-13, S-PFX-14).  Part of the core: constant data and lookups, no I/O.
  */
 #include <string.h>
 #include "readings.h"
@@ -91,6 +91,34 @@ static const qs_reading_def readings[QR_COUNT] = {
         QRV_CURRENT_LAST_SELECTED, QRV_CURRENT_WALK_START,
         "is the current job the last-selected job, or where selection "
         "restarts (the head after a release)"},
+    [QR_DEAD_SUCCESS] = {
+        "dead_success", "qsched_reading_dead_success", "R-15", "S-CON-11",
+        {"ignored", "revives", NULL}, QRV_DEAD_SUCCESS_IGNORED,
+        QRV_DEAD_SUCCESS_REVIVES,
+        "does a success of a delivery to a dead destination revive it"},
+    [QR_REVIVAL_WINDOW] = {
+        "revival_window", "qsched_reading_revival_window", "R-16",
+        "S-CON-10", {"initial", "in_flight", NULL}, QRV_REVIVAL_INITIAL,
+        QRV_REVIVAL_IN_FLIGHT,
+        "a revived destination's window: the initial concurrency, or its "
+        "deliveries still in flight if any"},
+    [QR_FEEDBACK_BUSY] = {
+        "feedback_busy", "qsched_reading_feedback_busy", "R-17",
+        "S-CON-3 S-CON-12", {"after", "before", NULL}, QRV_FEEDBACK_AFTER,
+        QRV_FEEDBACK_BEFORE,
+        "is a delivery's feedback taken after it left busy_refcount, or "
+        "while it still counts"},
+    [QR_DEATH_RELEASE] = {
+        "death_release", "qsched_reading_death_release", "R-18",
+        "S-CON-9 S-PRE-12", {"yes", "no", NULL}, QRV_DEATH_RELEASES,
+        QRV_DEATH_KEEPS,
+        "does a destination declared dead release the blockers that wait "
+        "for it"},
+    [QR_SCORE_ENTRIES] = {
+        "score_entries", "qsched_reading_score_entries", "R-19", "S-PRE-6",
+        {"total", "remaining", NULL}, QRV_SCORE_TOTAL, QRV_SCORE_TOTAL,
+        "is the score's recipient_entry_count the job's total entries, or "
+        "those still to deliver"},
 };
 
 size_t qs_reading_count(void) { return QR_COUNT; }

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include "qsched.h"
 
-/* The switches, in the order of spec/readings.md (R-1 .. R-14). */
+/* The switches, in the order of spec/readings.md (R-1 .. R-19). */
 enum qs_reading_id {
     QR_IDLE_WINDOW,          /* R-1  S-CON-13 */
     QR_TRANSPORT_RR,         /* R-2  S-PRE-14 */
@@ -43,6 +43,11 @@ enum qs_reading_id {
     QR_DEFERRED_ENTRIES,     /* R-12 S-CON-9 */
     QR_BLOCKER_RELEASE,      /* R-13 S-PRE-12 */
     QR_CURRENT_JOB,          /* R-14 S-PRE-2, S-PRE-12 */
+    QR_DEAD_SUCCESS,         /* R-15 S-CON-11 */
+    QR_REVIVAL_WINDOW,       /* R-16 S-CON-10 */
+    QR_FEEDBACK_BUSY,        /* R-17 S-CON-3, S-CON-12 */
+    QR_DEATH_RELEASE,        /* R-18 S-CON-9, S-PRE-12 */
+    QR_SCORE_ENTRIES,        /* R-19 S-PRE-6 */
     QR_COUNT
 };
 
@@ -62,6 +67,11 @@ enum { QRV_PREEMPTED_EXCLUDED, QRV_PREEMPTED_INCLUDED };
 enum { QRV_DEFERRED_SELECTED, QRV_DEFERRED_FORGOTTEN };
 enum { QRV_RELEASE_PENDING, QRV_RELEASE_PEER, QRV_RELEASE_ALL };
 enum { QRV_CURRENT_LAST_SELECTED, QRV_CURRENT_WALK_START };
+enum { QRV_DEAD_SUCCESS_IGNORED, QRV_DEAD_SUCCESS_REVIVES };
+enum { QRV_REVIVAL_INITIAL, QRV_REVIVAL_IN_FLIGHT };
+enum { QRV_FEEDBACK_AFTER, QRV_FEEDBACK_BEFORE };
+enum { QRV_DEATH_RELEASES, QRV_DEATH_KEEPS };
+enum { QRV_SCORE_TOTAL, QRV_SCORE_REMAINING };
 
 #define QS_READING_VALUES_MAX 3
 

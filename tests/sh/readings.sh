@@ -41,25 +41,32 @@ for f in tests/golden/rd-*.events; do
     "$Q" verify --readings "$t/s.events" "$t/adapter.trace" >"$t/v.out"
     rc=$?
     got=$(grep -c 'readings:\|or with' "$t/v.out")
-    case $name in
-    rd-blocker-release-explain-*)
-        # peer changes only explain-level lines here: no divergence at all
+    if head -1 "$f" | grep -q '^# args: .*--explain'; then
+        # a reading that changes only explain-level lines in this stream
+        # (R-13 peer, R-18 no): the default traces agree
         if [ $rc -eq 0 ] && grep -q '^traces agree' "$t/v.out"; then
             ok "verify-names/$name (explain-level only: traces agree)"
         else
             fail "verify-names/$name" "$(head -2 "$t/v.out" | tr '\n' ' ')"
         fi
-        continue;;
+        continue
+    fi
+    # a stream is told apart from qsched's reading, not always from every
+    # other: two give the same trace as another reading (their headers say
+    # which), and verify names both
+    allowed=1
+    case $want in
+    deferred_entries=forgotten | score_entries=remaining) allowed=2;;
     esac
-    if [ $rc -eq 1 ] && [ "$got" -eq 1 ] &&
-        grep -q "readings: your trace matches qsched with $want\$" "$t/v.out"; then
+    if [ $rc -eq 1 ] && [ "$got" -le $allowed ] &&
+        grep -q "with $want\$" "$t/v.out"; then
         ok "verify-names/$name ($want)"
     else
         fail "verify-names/$name" "want exactly $want: $(grep 'readings:\|or with' "$t/v.out" | tr '\n' ' ')"
     fi
     n=$((n + 1))
 done
-if [ $n -ge 15 ]; then
+if [ $n -ge 19 ]; then
     ok "verify-names/count ($n alternatives)"
 else
     fail "verify-names/count" "only $n alternatives with a golden"
@@ -162,7 +169,8 @@ missing=""
 for r in idle_window transport_rr candidate_fit min_slots_gate preempt_credit \
     safety_cohort_reset current_when_gone score_wait_plus_one slot_division \
     pop_refund preempted_candidates deferred_entries blocker_release \
-    current_job; do
+    current_job dead_success revival_window feedback_busy death_release \
+    score_entries; do
     grep -q "^qsched_reading_$r = " "$t/d.out" || missing="$missing $r"
 done
 if [ -z "$missing" ] && grep -q 'values: discard | keep$' "$t/d.out" &&

@@ -4,7 +4,7 @@
  *
  * Owns: the checks that the table says what spec/readings.md says (names,
  * values, qsched's choice per profile: the postfix profile's own defaults
- * are the rules S-PFX-5, S-PFX-13, S-PFX-14), that qsched_reading_NAME
+ * are the rules S-PFX-4, -5, -6, -8, -10, -13, -14), that qsched_reading_NAME
  * parameters are parsed and refused as documented, and that a scheduler
  * runs with the stream's value or else its profile's default.  The
  * behaviour of each reading is shown by tests/golden/rd-*.
@@ -35,6 +35,11 @@ static void test_table(void)
         {"deferred_entries", "selected", "selected", 2},
         {"blocker_release", "pending", "all", 3},
         {"current_job", "last_selected", "walk_start", 2},
+        {"dead_success", "ignored", "revives", 2},
+        {"revival_window", "initial", "in_flight", 2},
+        {"feedback_busy", "after", "before", 2},
+        {"death_release", "yes", "no", 2},
+        {"score_entries", "total", "total", 2},
     };
     size_t i;
     char label[128];
@@ -137,6 +142,9 @@ static void test_in_force(void)
     CHECK("in force: the stream's value wins in both profiles",
           qs_reading_in_force(d, QR_TRANSPORT_RR) == QRV_RR_NEXT &&
               qs_reading_in_force(x, QR_TRANSPORT_RR) == QRV_RR_NEXT);
+    CHECK("in force: postfix feedback with the delivery in busy (S-PFX-6)",
+          qs_reading_in_force(x, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_BEFORE &&
+              qs_reading_in_force(d, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_AFTER);
     CHECK("in force: postfix blocker release is all (S-PFX-13)",
           qs_reading_in_force(x, QR_BLOCKER_RELEASE) == QRV_RELEASE_ALL &&
               qs_reading_in_force(x, QR_CURRENT_JOB) ==

@@ -492,11 +492,12 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
-    /* the scheduler: clock, next handle, in core, round robin (R-2: kept
-     * as the transport after which it resumes, or the one at which it
-     * resumes) */
+    /* the scheduler: clock, next handle, in core, round robin.  R-2: the
+     * round robin is kept as the transport after which it resumes
+     * (transport_rr = last: what R names then) or the one at which it
+     * resumes (next); a state holds one reading, so one field serves. */
     if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
-        sb_printf(&b, "T%lld H%lld C%lld L%s|", (long long)s->now,
+        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
                   (long long)s->next_handle, (long long)s->in_core,
                   s->rr_last ? s->rr_last->name : "-");
     else

@@ -670,18 +670,18 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
     for (k = 0; k < (int)opt->nreadings; k++) {
         char name[96];
         const char *eq = strchr(opt->readings[k], '=');
-        if (!eq || eq - opt->readings[k] >= 60) {
-            if (err && errlen)
-                snprintf(err, errlen, "bad reading \"%s\" (want NAME=VALUE)",
-                         opt->readings[k]);
-            return 2;
+        int bad = !eq || eq - opt->readings[k] >= 60;
+        if (!bad) {
+            snprintf(name, sizeof name, "qsched_reading_%.*s",
+                     (int)(eq - opt->readings[k]), opt->readings[k]);
+            bad = qs_params_set(g.params, name, eq + 1, why, sizeof why) < 0;
         }
-        snprintf(name, sizeof name, "qsched_reading_%.*s",
-                 (int)(eq - opt->readings[k]), opt->readings[k]);
-        if (qs_params_set(g.params, name, eq + 1, why, sizeof why) < 0) {
+        if (bad) {
             if (err && errlen)
                 snprintf(err, errlen, "reading \"%s\": %s", opt->readings[k],
-                         why);
+                         eq ? why : "want NAME=VALUE");
+            qs_stream_free(g.shadow);
+            qs_params_free(g.params);
             return 2;
         }
         param(&g, name, "%s", eq + 1);

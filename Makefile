@@ -36,7 +36,7 @@ CORE_SRC := src/kernels.c src/params.c src/map.c src/sched.c src/concurrency.c \
 SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
             src/sim_policy.c src/sim_metrics.c
 CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
-            src/conformance.c src/reading_search.c $(SIM_SRC)
+            src/conformance.c src/html.c src/reading_search.c $(SIM_SRC)
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -60,6 +60,20 @@ $(BUILD)/pic/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEFS) -fPIC -c -o $@ $<
 
+# The timeline viewer's page, style and script (src/viewer/), embedded in
+# the binary for --format html (src/html.c).
+VIEWER_SRC := src/viewer/page.html src/viewer/viewer.css src/viewer/viewer.js
+$(BUILD)/gen/viewer.c: $(VIEWER_SRC) src/viewer/embed.sh
+	@mkdir -p $(dir $@)
+	sh src/viewer/embed.sh $(VIEWER_SRC) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/pic/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+CLI_OBJ += $(BUILD)/obj/viewer.o
+PIC_OBJ += $(BUILD)/pic/viewer.o
+
 $(BUILD)/libqsched.a: $(CORE_OBJ) $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
@@ -77,6 +91,11 @@ $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 demo: $(BUILD)/qsched
 	@echo "== qsched --explain tests/scenarios/demo.events"
 	@$(BUILD)/qsched --explain --stats tests/scenarios/demo.events
+	@echo "== the stats' bounds (spec/trace.md \"--stats\", spec/memory.md S-MEM-9):"
+	@echo "   peak_in_core   the most recipients in memory at once, in total or on one transport"
+	@echo "   bound          the document's upper-bound formula for that total or transport;"
+	@echo "                  an estimate: some valid streams exceed it (S-MEM-9)"
+	@echo "   s_inv_8_bound  a bound that always holds (S-INV-8): peak_in_core <= s_inv_8_bound"
 
 # make check: the suites that must pass before every commit, in at most
 # 5 minutes on 2 shared cores (tests/run.sh prints each suite's time; the
@@ -148,3 +167,4 @@ bench: $(BUILD)/qsched
 -include proofs/bmc.mk
 -include tests/conformance.mk
 -include tests/experiments.mk
+-include docs/playground/playground.mk

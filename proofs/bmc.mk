@@ -3,7 +3,7 @@
 #
 # Owns the targets:
 #   bmc          the standard run (make check-all runs it through
-#                proofs/bmc-check.sh; make check a run capped at 15000
+#                proofs/bmc-check.sh; make check a run capped at 10000
 #                states per group, tests/run.sh): 108 mixes x 2 families, under 10
 #                minutes on 2 cores; report on stdout, counterexample and
 #                witness streams in build/bmc/out/

@@ -32,6 +32,7 @@
 #include "events.h"
 #include "readings.h"
 #include "trace.h"
+#include "html.h"
 
 #ifndef QSCHED_VERSION
 #define QSCHED_VERSION "dev"
@@ -60,13 +61,17 @@ static const struct subcommand {
      "CMD"},
 };
 
-/* The trace formats of --format. */
+/* The trace formats of --format; html >= 0: the timeline viewer
+ * (src/html.c), 1 the page, 0 its data alone. */
 static const struct format {
     const char *name;
     int jsonl;
+    int html;
 } formats[] = {
-    {"text", 0},
-    {"jsonl", 1},
+    {"text", 0, -1},
+    {"jsonl", 1, -1},
+    {"html", 0, 1},
+    {"view-json", 0, 0},
 };
 
 #define COUNT(a) (sizeof (a) / sizeof (a)[0])
@@ -88,6 +93,9 @@ static void usage(FILE *f)
           "tests, blockers,\n"
           "                       pools, reads, message activation)\n"
           "  --format text|jsonl  trace format (default text)\n"
+          "  --format html        one self-contained HTML page: the run as a "
+          "timeline\n"
+          "  --format view-json   the timeline's data alone (JSON)\n"
           "  --stats              print counters at the end\n"
           "  --check-invariants   check the whole state after every event "
           "(exit 3 if broken)\n"
@@ -203,7 +211,7 @@ static int run_main(int argc, char **argv)
     static char outbuf[1 << 16];
     run_ctx c;
     qs_read_opts ro;
-    int stats = 0, i, rc;
+    int stats = 0, i, rc, html = -1;
     const char *file = NULL, *profile = NULL, *fname;
     FILE *in = stdin;
     qs_stream *st;
@@ -247,8 +255,9 @@ static int run_main(int argc, char **argv)
                         break;
                 if (k == COUNT(formats))
                     return bad_arg("unknown format", f,
-                                   " (want text or jsonl)");
+                                   " (want text, jsonl, html or view-json)");
                 c.pr.jsonl = formats[k].jsonl;
+                html = formats[k].html;
             }
         } else if (a[0] == '-' && a[1] != 0) {
             bad_arg("unknown option", a, "");
@@ -281,6 +290,14 @@ static int run_main(int argc, char **argv)
         }
     }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    if (html >= 0) {
+        /* the timeline viewer replays the stream itself (src/html.c) */
+        qs_stream_free(st);
+        rc = qs_html_run(in, fname, profile, c.check, html, stdout, stderr);
+        if (in != stdin)
+            fclose(in);
+        return rc;
+    }
     ro.stop_before = 0;
     ro.after_line = run_after_line;
     ro.ctx = &c;

@@ -66,10 +66,23 @@
  * tests/unit/test_feedback.c, tests/sh/concurrency-*.sh (among them an
  * independent model of the pseudocode, concurrency-model.sh).
  *
+ * Explains itself like preemption does (spec/trace.md "The concurrency
+ * scheduler's explain lines"): every feedback event emits the test or the
+ * sum the pseudocode computes, with its numbers - `safety` (S-CON-3,
+ * S-PFX-3), `success` (the "After success" block: feedback form and value,
+ * the success counter against hysteresis 1, the window step and clamp),
+ * `cohort` (S-CON-6, S-CON-8: the failed pseudo-cohorts against the
+ * limit), `failure` ("After failure" with the reversed hysteresis), and
+ * `backoff` (S-CON-9 .. S-CON-11: when a dead destination revives, and why
+ * feedback on it is ignored).  The records carry the binary64 counters
+ * exactly (qs_trace x, y, z, w); they are explain level, so the default
+ * trace is unchanged.  Tested by tests/sh/teach-explain.sh, which
+ * recomputes every line from the pseudocode.
+ *
  * Reading order: qsi_feedback at the end is the entry point (called by
  * qs_done); feedback_positive and feedback_negative carry the two
  * pseudocode blocks; queue_die and qsi_queue_revive the dead state; the
- * queue helpers come first.
+ * queue helpers come first, then the explain records.
  */
 #include <stdlib.h>
 #include "sched_int.h"
@@ -159,6 +172,84 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     free(q);
 }
 
+/* ---- explain records (explain level, spec/trace.md) ---- */
+
+static qs_trace conc_trace(enum qs_trace_kind kind, const qs_queue *q)
+{
+    qs_trace r = qsi_trace_init(kind);
+    r.transport = q->transport->name;
+    r.dest = q->name;
+    return r;
+}
+
+/* `safety`: S-CON-3 "Don't apply positive feedback unless concurrency <
+ * busy_refcount + init_dest_concurrency", with the busy count the profile
+ * uses (S-PFX-6), and in the postfix profile the limit stop first
+ * (S-PFX-3). */
+static void trace_safety(qs_sched *s, const qs_queue *q, int allowed)
+{
+    qs_trace r = conc_trace(QS_T_SAFETY, q);
+    r.a = q->window;
+    r.b = q->busy;
+    r.c = q->transport->init_conc;
+    r.d = q->transport->dest_conc_limit;
+    r.e = allowed;
+    r.f = qsi_postfix(s);
+    qsi_emit(s, &r);
+}
+
+/* `success` / `failure`: one feedback step - the form and value of g(N)
+ * or f(N), the counter before and after, the rounds of hysteresis 1 (each
+ * adds or takes 1, at most two, kernels.c) and the window. */
+static void trace_step(qs_sched *s, const qs_queue *q,
+                       enum qs_trace_kind kind, const qs_feedback *fb,
+                       int old, double value, double before, double after,
+                       int guard)
+{
+    qs_trace r = conc_trace(kind, q);
+    double rounds = kind == QS_T_SUCCESS ? (before + value) - after
+                                         : after - (before - value);
+    r.a = old;
+    r.b = q->window;
+    r.c = q->transport->dest_conc_limit;
+    r.d = guard;
+    r.e = (int64_t)(rounds + 0.5); /* a whole number, up to rounding */
+    r.f = fb->form;
+    r.x = fb->base;
+    r.y = value;
+    r.z = before;
+    r.w = after;
+    qsi_emit(s, &r);
+}
+
+/* `cohort`: S-CON-6, S-CON-8 / S-PFX-1, the failed pseudo-cohorts against
+ * the limit. */
+static void trace_cohort(qs_sched *s, const qs_queue *q, double before,
+                         int dead)
+{
+    qs_trace r = conc_trace(QS_T_COHORT, q);
+    r.a = q->window;
+    r.b = q->transport->cohort_limit;
+    r.c = dead;
+    r.d = qsi_postfix(s);
+    r.x = before;
+    r.y = q->fail_cohorts;
+    qsi_emit(s, &r);
+}
+
+/* `backoff`: S-CON-9 .. S-CON-11, S-PFX-8, the life of a dead
+ * destination. */
+static void trace_backoff(qs_sched *s, const qs_queue *q,
+                          enum qs_backoff_case why)
+{
+    qs_trace r = conc_trace(QS_T_BACKOFF, q);
+    r.a = q->revive_at;
+    r.b = s->min_backoff;
+    r.c = s->now;
+    r.d = why;
+    qsi_emit(s, &r);
+}
+
 /* One `window T:DEST OLD NEW` line per feedback that moved the window,
  * however many steps it took (spec/trace.md).  Unchanged: nothing. */
 static void trace_window(qs_sched *s, qs_queue *q, int old)
@@ -204,6 +295,11 @@ static void queue_dead_unlink(qs_sched *s, qs_queue *q)
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 {
     qs_trace r = qsi_trace_init(QS_T_REVIVE);
+    /* At an `at` event the revival time has come; a revival before it is
+     * the postfix profile's success on a dead destination, explained by
+     * feedback_positive. */
+    if (q->revive_at <= s->now)
+        trace_backoff(s, q, QS_BACKOFF_EXPIRED);
     queue_dead_unlink(s, q);
     q->dead = 0;
     /* R-16 revival_window: initial (the document profile) or the
@@ -255,6 +351,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
+    trace_backoff(s, q, QS_BACKOFF_DEAD);
     qsi_queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
      * the blockers that have peers there (R-13; before its entries are
@@ -322,20 +419,22 @@ static void queue_die(qs_sched *s, qs_queue *q)
 static void feedback_positive(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
-    int old = q->window;
-    double g;
+    int old = q->window, allowed;
+    int revives = QS_READING(s, QR_DEAD_SUCCESS) == QRV_DEAD_SUCCESS_REVIVES;
+    double g, before;
     if (q->dead) {
         /* S-PFX-8: Postfix revives at once, cancelling the backoff, with
          * the deliveries still in flight (including this one).
          * S-CON-11: the document profile ignores it; the destination stays
-         * dead until its backoff expires.
+         * dead until its backoff expires.  (Reading R-15 dead_success:
+         * ignored, or revives, the postfix profile's default.)
          * A delivery started before the death can still succeed.  The
          * document has a dead destination's concurrency at 0 and guards
          * nothing else with it, so the success has nowhere to go; Postfix
          * takes it as proof of life. */
-        /* R-15 dead_success: ignored (document profile) or revives
-         * (S-PFX-8, the postfix profile). */
-        if (QS_READING(s, QR_DEAD_SUCCESS) == QRV_DEAD_SUCCESS_REVIVES)
+        trace_backoff(s, q, revives ? QS_BACKOFF_OK_REVIVES
+                                    : QS_BACKOFF_OK_IGNORED);
+        if (revives)
             qsi_queue_revive(s, q, (int)q->busy);
         return;
     }
@@ -349,29 +448,43 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
          * Postfix leaves success and failure alone, where the document
          * would add g and clamp the step away again; a limit of 0 is
          * Postfix's "no limit". */
-        if ((t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
-            qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
+        allowed = (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window)
+                  && qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+        trace_safety(s, q, allowed);
+        if (allowed) {
             if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
                 QRV_SAFETY_SKIPS_RESET)
                 q->fail_cohorts = 0;
             g = qs_fb_value(t->pos.form, t->pos.base, q->window);
+            before = q->success;
             /* guard = 1: Postfix's loop runs while success + g/2 >= 1,
              * so that a sum like 7 x (1/7) that rounds to just under 1
              * still steps up (S-PFX-2) */
             q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,
                                         &q->success, &q->failure);
+            trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before,
+                       q->success, 1);
         }
-    } else if (qs_safety_allows(q->window, (int)q->busy, t->init_conc)) {
-        /* S-CON-3 holds: S-CON-4, S-CON-5.  busy no longer counts this
-         * delivery: it has completed (qs_done removed it first). */
-        q->fail_cohorts = 0;
-        g = qs_fb_value(t->pos.form, t->pos.base, q->window);
-        q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
-                                    &q->success, &q->failure);
-    } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS) {
-        /* R-6 safety_cohort_reset = done: the safety rule holds back the
-         * window only; "fail_cohorts = 0" still runs. */
-        q->fail_cohorts = 0;
+    } else {
+        allowed = qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+        trace_safety(s, q, allowed);
+        if (allowed) {
+            /* S-CON-3 holds: S-CON-4, S-CON-5.  busy no longer counts this
+             * delivery: it has completed (qs_done removed it first; R-17
+             * feedback_busy = after). */
+            q->fail_cohorts = 0;
+            g = qs_fb_value(t->pos.form, t->pos.base, q->window);
+            before = q->success;
+            q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
+                                        &q->success, &q->failure);
+            trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before,
+                       q->success, 0);
+        } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
+                   QRV_SAFETY_RESETS) {
+            /* R-6 safety_cohort_reset = done: the safety rule holds back
+             * the window only; "fail_cohorts = 0" still runs. */
+            q->fail_cohorts = 0;
+        }
     }
     trace_window(s, q, old);
     qsi_queue_update_ready(q);
@@ -421,10 +534,14 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     int old = q->window;
-    double f;
-    if (q->dead)
-        return; /* the pseudocode's "if (concurrency > 0)" */
+    double f, before;
+    if (q->dead) {
+        /* the pseudocode's "if (concurrency > 0)" */
+        trace_backoff(s, q, QS_BACKOFF_FAIL_IGNORED);
+        return;
+    }
     /* S-CON-6 */
+    before = q->fail_cohorts;
     q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
     /* S-CON-8 / S-PFX-1: the document declares death when the count
      * exceeds the limit; Postfix when it reaches it, and a limit of 0
@@ -432,13 +549,18 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
      * pseudocode's second "if (concurrency > 0)" is false after
      * "concurrency = 0". */
     if (qs_cohort_dead(q->fail_cohorts, t->cohort_limit, qsi_postfix(s))) {
+        trace_cohort(s, q, before, 1);
         queue_die(s, q);
         return;
     }
+    trace_cohort(s, q, before, 0);
     /* S-CON-7 (S-PFX-2: rounding guard, here failure - f/2 < 0) */
     f = qs_fb_value(t->neg.form, t->neg.base, q->window);
+    before = q->failure;
     q->window = qs_failure_step(q->window, f, qsi_postfix(s), &q->success,
                                 &q->failure);
+    trace_step(s, q, QS_T_FAILURE, &t->neg, old, f, before, q->failure,
+               qsi_postfix(s));
     trace_window(s, q, old);
     qsi_queue_update_ready(q);
 }

@@ -111,7 +111,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
             t->rcpt_unused = 0;
         }
         if (s->sink) {
-            qs_trace r = qsi_trace_init(QS_T_SLOTS);
+            qs_trace r = qsi_trace_init(QS_T_RCPTPOOL);
             r.transport = t->name;
             r.msg = m->id;
             r.msg2 = next ? next->message->id : NULL;

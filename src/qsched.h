@@ -88,10 +88,36 @@ enum qs_trace_kind {
     QS_T_UNBLOCK,   /* transport dest: all blockers of transport released */
     QS_T_RETIRE,    /* transport msg: job left the job lists */
     QS_T_RELINK,    /* transport msg: retired job back on the lists */
-    QS_T_SLOTS,     /* transport msg a=job rcpt_limit b=pool unused: pool
-                       moves (explain) */
-    QS_T_NOCANDIDATE /* transport msg(current) a=counter c=max_slots: a
+    QS_T_RCPTPOOL,  /* transport msg msg2(next) a=job rcpt_limit b=pool
+                       unused: recipient slots moved (S-MEM-5) */
+    QS_T_NOCANDIDATE, /* transport msg(current) a=counter c=max_slots: a
                        preemption attempt found no candidate */
+    /* explain level: the concurrency scheduler (S-CON-*, spec/trace.md);
+     * x, y, z, w carry its binary64 counters exactly */
+    QS_T_SAFETY,    /* transport dest a=window b=busy c=initial d=limit
+                       e=allowed f=postfix: the S-CON-3 test (and S-PFX-3) */
+    QS_T_SUCCESS,   /* transport dest a=old window b=new c=limit d=guard
+                       e=steps f=form (0 x, 1 x/concurrency, 2
+                       x/sqrt_concurrency) x=feedback base y=g(N) z=success
+                       before w=success after: "After success" */
+    QS_T_COHORT,    /* transport dest a=window b=limit c=dead d=postfix
+                       x=fail_cohorts before y=after: S-CON-6, S-CON-8 */
+    QS_T_FAILURE,   /* transport dest a=old window b=new d=guard e=steps
+                       f=form x=feedback base y=f(N) z=failure before
+                       w=failure after: "After failure" (S-CON-7) */
+    QS_T_BACKOFF    /* transport dest a=revive time b=minimal_backoff_time
+                       c=now d=case (enum qs_backoff_case): S-CON-9..11 */
+};
+/* Old name of QS_T_RCPTPOOL (the line was called `slots`). */
+#define QS_T_SLOTS QS_T_RCPTPOOL
+
+/* QS_T_BACKOFF cases */
+enum qs_backoff_case {
+    QS_BACKOFF_DEAD = 0,        /* declared dead now, revives at a */
+    QS_BACKOFF_EXPIRED = 1,     /* backoff over: revives now (at event) */
+    QS_BACKOFF_OK_IGNORED = 2,  /* success while dead: ignored (S-CON-11) */
+    QS_BACKOFF_OK_REVIVES = 3,  /* success while dead revives (S-PFX-8) */
+    QS_BACKOFF_FAIL_IGNORED = 4 /* failure while dead: no feedback */
 };
 
 typedef struct qs_trace {
@@ -104,6 +130,7 @@ typedef struct qs_trace {
     const char *dest;       /* destination (next-hop or LOCAL@NEXTHOP) */
     int64_t n;              /* recipient count */
     int64_t a, b, c, d, e, f;
+    double x, y, z, w;      /* the concurrency explain records' counters */
 } qs_trace;
 
 typedef void (*qs_trace_sink)(void *ctx, const qs_trace *rec);

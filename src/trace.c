@@ -15,10 +15,13 @@
  * did (deliver, idle, window, dead, revive, defer) and is what another
  * implementation must reproduce exactly; the explain level adds why
  * (activation, reads, candidates, preemption tests with every number,
- * pops, blockers, slot moves), for people and for divergence reports.
+ * pops, blockers, recipient-slot moves, and the concurrency scheduler's
+ * safety test, feedback sums, failed cohorts and backoff with their
+ * binary64 values), for people and for divergence reports.
  * May not: decide anything, or print what the core did not report.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "trace.h"
 
@@ -42,6 +45,145 @@ int qs_trace_is_default(const qs_trace *r)
 /* An optional name: "-" when absent (a pop with no parent, a slot move
  * with no next job), so that every line has the same number of words. */
 static const char *nz(const char *s) { return s ? s : "-"; }
+
+/* A binary64 value of the concurrency explain records, in the shortest
+ * decimal form that reads back as the same double (0.2, not
+ * 0.20000000000000001; 0.9999999999999999 stays what it is).  buf has 32
+ * bytes. */
+static const char *dbl(char *buf, double v)
+{
+    int p;
+    if (v == 0) /* also -0 */
+        return strcpy(buf, "0");
+    for (p = 1; p <= 17; p++) {
+        snprintf(buf, 32, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+/* The feedback form with its value at window n: "1", "1/concurrency=1/5=0.2",
+ * "1/sqrt_concurrency=1/sqrt(5)=0.4472135954999579" (form numbers of
+ * qsched.h QS_T_SUCCESS). */
+static const char *form_text(char *buf, size_t len, int64_t form,
+                             double base, int64_t n, double value)
+{
+    char b1[32], b2[32];
+    if (form == 1)
+        snprintf(buf, len, "%s/concurrency=%s/%lld=%s", dbl(b1, base),
+                 b1, (long long)n, dbl(b2, value));
+    else if (form == 2)
+        snprintf(buf, len, "%s/sqrt_concurrency=%s/sqrt(%lld)=%s",
+                 dbl(b1, base), b1, (long long)n, dbl(b2, value));
+    else
+        snprintf(buf, len, "%s", dbl(b1, value));
+    return buf;
+}
+
+static const char *form_name(int64_t form)
+{
+    return form == 1 ? "x/concurrency" : form == 2 ? "x/sqrt_concurrency"
+                                                   : "x";
+}
+
+/* The concurrency scheduler's explain lines (spec/trace.md). */
+static int format_concurrency(const qs_trace *r, char *buf, size_t len)
+{
+    char fb[128], v1[32], v2[32], v3[32], v4[32], win[96];
+    long long a = r->a, b = r->b, c = r->c, d = r->d, e = r->e;
+    switch (r->kind) {
+    case QS_T_SAFETY:
+        if (r->f && d > 0 && a >= d)
+            return snprintf(buf, len, "safety %s:%s window=%lld busy=%lld "
+                            "initial=%lld limit=%lld: %lld >= %lld: no "
+                            "positive feedback", r->transport, r->dest, a, b,
+                            c, d, a, d);
+        if (r->f)
+            snprintf(win, sizeof win, " limit=%lld", d);
+        else
+            win[0] = 0;
+        return snprintf(buf, len, "safety %s:%s window=%lld busy=%lld "
+                        "initial=%lld%s: %lld %s %lld+%lld%s", r->transport,
+                        r->dest, a, b, c, win, a, r->e ? "<" : ">=", b, c,
+                        r->e ? "" : ": no positive feedback");
+    case QS_T_SUCCESS:
+    case QS_T_FAILURE: {
+        int up = r->kind == QS_T_SUCCESS;
+        double sum = up ? r->z + r->y : r->z - r->y;
+        long long stepped = up ? a + e : a - e;
+        form_text(fb, sizeof fb, r->f, r->x, a, r->y);
+        if (e == 0 && b == a)
+            snprintf(win, sizeof win, "window %lld", a);
+        else if (e == 0) /* an initial window above the limit (S-CON-5) */
+            snprintf(win, sizeof win, "window %lld, clamped to limit %lld",
+                     a, b);
+        else if (stepped != b)
+            snprintf(win, sizeof win, "window %lld%c%lld=%lld, %s %lld "
+                     "%s=%s %s=0", a, up ? '+' : '-', e, stepped,
+                     up ? "clamped to limit" : "raised to", b,
+                     up ? "success" : "failure", dbl(v4, r->w),
+                     up ? "failure" : "success");
+        else
+            snprintf(win, sizeof win, "window %lld%c%lld=%lld %s=%s %s=0",
+                     a, up ? '+' : '-', e, b, up ? "success" : "failure",
+                     dbl(v4, r->w), up ? "failure" : "success");
+        if (d) /* S-PFX-2: the rounding guard in the test */
+            return snprintf(buf, len, "%s %s:%s %c=%s %s=%s%c%s=%s: %s%c%s/2 "
+                            "%s %d: %s", up ? "success" : "failure",
+                            r->transport, r->dest, up ? 'g' : 'f', fb,
+                            up ? "success" : "failure", dbl(v1, r->z),
+                            up ? '+' : '-', dbl(v2, r->y), dbl(v3, sum), v3,
+                            up ? '+' : '-', v2,
+                            up ? (e ? ">=" : "<") : (e ? "<" : ">="),
+                            up ? 1 : 0, win);
+        return snprintf(buf, len, "%s %s:%s %c=%s %s=%s%c%s=%s: %s %s %d: %s",
+                        up ? "success" : "failure", r->transport, r->dest,
+                        up ? 'g' : 'f', fb, up ? "success" : "failure",
+                        dbl(v1, r->z), up ? '+' : '-', dbl(v2, r->y),
+                        dbl(v3, sum), v3,
+                        up ? (e ? ">=" : "<") : (e ? "<" : ">="), up ? 1 : 0,
+                        win);
+    }
+    case QS_T_COHORT:
+        dbl(v1, r->x);
+        dbl(v2, r->y);
+        if (d && b == 0) /* S-PFX-1: a limit of 0 turns detection off */
+            return snprintf(buf, len, "cohort %s:%s fail_cohorts=%s+1/%lld=%s "
+                            "limit=0: detection off", r->transport, r->dest,
+                            v1, a, v2);
+        return snprintf(buf, len, "cohort %s:%s fail_cohorts=%s+1/%lld=%s "
+                        "limit=%lld: %s %s %lld%s", r->transport, r->dest, v1,
+                        a, v2, b, v2,
+                        c ? (d ? ">=" : ">") : (d ? "<" : "<="), b,
+                        c ? ": dead" : "");
+    case QS_T_BACKOFF:
+        switch (r->d) {
+        case QS_BACKOFF_DEAD:
+            return snprintf(buf, len, "backoff %s:%s dead at %lld: revives "
+                            "at %lld = %lld+%lld (minimal_backoff_time)",
+                            r->transport, r->dest, c, a, c, b);
+        case QS_BACKOFF_EXPIRED:
+            return snprintf(buf, len, "backoff %s:%s revive time %lld <= now "
+                            "%lld: backoff over", r->transport, r->dest, a,
+                            c);
+        case QS_BACKOFF_OK_IGNORED:
+            return snprintf(buf, len, "backoff %s:%s success while dead: "
+                            "ignored, revives at %lld", r->transport, r->dest,
+                            a);
+        case QS_BACKOFF_OK_REVIVES:
+            return snprintf(buf, len, "backoff %s:%s success while dead: "
+                            "revives now (%lld), not at %lld", r->transport,
+                            r->dest, c, a);
+        default:
+            return snprintf(buf, len, "backoff %s:%s failure while dead: no "
+                            "feedback, revives at %lld", r->transport,
+                            r->dest, a);
+        }
+    default:
+        return 0;
+    }
+}
 
 /* The deliver line is most of every trace: built by hand, not by
  * snprintf (replay speed, tests/bench.sh). */
@@ -180,8 +322,15 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                      "max_slots=%lld", r->transport, r->msg, (long long)r->a,
                      (long long)r->c);
         break;
-    case QS_T_SLOTS:
-        n = snprintf(buf, len, "slots %s %s limit=%lld pool=%lld next=%s",
+    case QS_T_SAFETY:
+    case QS_T_SUCCESS:
+    case QS_T_FAILURE:
+    case QS_T_COHORT:
+    case QS_T_BACKOFF:
+        n = format_concurrency(r, buf, len);
+        break;
+    case QS_T_RCPTPOOL:
+        n = snprintf(buf, len, "rcptpool %s %s limit=%lld pool=%lld next=%s",
                      r->transport, r->msg, (long long)r->a, (long long)r->b,
                      nz(r->msg2));
         break;
@@ -197,8 +346,9 @@ static const char *kind_name(enum qs_trace_kind k)
     static const char *names[] = {
         "deliver", "idle", "window", "dead", "revive", "defer", "warning",
         "activate", "wait", "leave", "read", "candidate", "preempt",
-        "nopreempt", "pop", "blocker", "unblock", "retire", "relink", "slots",
-        "nocandidate"};
+        "nopreempt", "pop", "blocker", "unblock", "retire", "relink",
+        "rcptpool", "nocandidate", "safety", "success", "cohort", "failure",
+        "backoff"};
     return names[k];
 }
 
@@ -215,6 +365,12 @@ static void json_str(FILE *out, const char *key, const char *v)
 static void json_num(FILE *out, const char *key, long long v)
 {
     fprintf(out, ",\"%s\":%lld", key, v);
+}
+
+static void json_dbl(FILE *out, const char *key, double v)
+{
+    char b[32];
+    fprintf(out, ",\"%s\":%s", key, dbl(b, v));
 }
 
 /* JSON Lines: {"time":T,"event":KIND, ...keys of spec/trace.md}
@@ -278,7 +434,46 @@ static void print_json(FILE *out, const qs_trace *r)
         json_num(out, "counter", r->a);
         json_num(out, "max_slots", r->c);
         break;
-    case QS_T_SLOTS:
+    case QS_T_SAFETY:
+        json_num(out, "window", r->a);
+        json_num(out, "busy", r->b);
+        json_num(out, "initial", r->c);
+        json_num(out, "limit", r->d);
+        fprintf(out, ",\"allowed\":%s", r->e ? "true" : "false");
+        break;
+    case QS_T_SUCCESS:
+    case QS_T_FAILURE: {
+        int up = r->kind == QS_T_SUCCESS;
+        json_str(out, "form", form_name(r->f));
+        json_dbl(out, "x", r->x);
+        json_dbl(out, up ? "g" : "f", r->y);
+        json_dbl(out, up ? "success_before" : "failure_before", r->z);
+        json_dbl(out, up ? "success" : "failure", r->w);
+        json_num(out, "old", r->a);
+        json_num(out, "new", r->b);
+        json_num(out, "steps", r->e);
+        if (up)
+            json_num(out, "limit", r->c);
+        fprintf(out, ",\"guard\":%s", r->d ? "true" : "false");
+        break;
+    }
+    case QS_T_COHORT:
+        json_num(out, "window", r->a);
+        json_num(out, "limit", r->b);
+        json_dbl(out, "fail_cohorts_before", r->x);
+        json_dbl(out, "fail_cohorts", r->y);
+        fprintf(out, ",\"dead\":%s", r->c ? "true" : "false");
+        break;
+    case QS_T_BACKOFF: {
+        static const char *cases[] = {"dead", "expired", "success_ignored",
+                                      "success_revives", "failure_ignored"};
+        json_str(out, "case", cases[r->d >= 0 && r->d <= 4 ? r->d : 4]);
+        json_num(out, "revive_at", r->a);
+        json_num(out, "backoff", r->b);
+        json_num(out, "now", r->c);
+        break;
+    }
+    case QS_T_RCPTPOOL:
         json_str(out, "next", r->msg2);
         json_num(out, "limit", r->a);
         json_num(out, "pool", r->b);

@@ -219,11 +219,15 @@ static const char *rules_for(const char *line)
                "limit), S-CON-1/S-CON-9 (windows, dead destinations)";
     if (strncmp(line, "window ", 7) == 0)
         return "S-CON-2..S-CON-7 (feedback, safety, hysteresis, clamp), "
-               "S-CON-12 (outcomes), S-PFX-2/3/5/6 (postfix profile)";
+               "S-CON-12 (outcomes), S-PFX-2/3/5/6 (postfix profile); the "
+               "safety/success/cohort/failure lines above are the "
+               "pseudocode's numbers (spec/trace.md)";
     if (strncmp(line, "dead ", 5) == 0)
-        return "S-CON-6, S-CON-8 (pseudo-cohort failures), S-PFX-1";
+        return "S-CON-6, S-CON-8 (pseudo-cohort failures), S-PFX-1; the "
+               "cohort line above counts them against the limit";
     if (strncmp(line, "revive ", 7) == 0)
-        return "S-CON-10 (backoff), S-CON-11, S-PFX-4, S-PFX-8";
+        return "S-CON-10 (backoff), S-CON-11, S-PFX-4, S-PFX-8; the backoff "
+               "line above gives the revival time";
     if (strncmp(line, "defer ", 6) == 0)
         return "S-CON-9 (dead destinations)";
     return NULL;

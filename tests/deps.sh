@@ -40,7 +40,8 @@ gcovr                make coverage
 shellcheck           shell lint of the scripts
 dpkg-dev             tests/postfix (apt-get source postfix, issue 14)
 gnuplot              simulator plots (issue 17)
-chromium             viewer tests (issue 18)
+chromium             viewer tests (issue 18): tests/sh/teach-browser.sh
+nodejs               tests/sh/teach-browser.sh, teach-wasm.sh (node:wasi)
 wasi-libc            wasm build (issue 18)
 libclang-rt-14-dev-wasm32 wasm build (issue 18)
 emscripten           wasm build (issue 18)

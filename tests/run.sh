@@ -69,7 +69,7 @@ conformance     check run  tests/conformance/check.sh sh tests/conformance/check
 fuzz-replay     check run  fuzz/replay.sh             sh fuzz/replay.sh
 proofs-replay   check slot proofs/replay.sh           sh proofs/replay.sh
 postfix-diff    check slot tests/postfix/check.sh     sh tests/postfix/check.sh
-bmc             check run  proofs/bmc-check.sh        BMC_FLAGS="--max-states 15000 --verbose" sh proofs/bmc-check.sh
+bmc             check run  proofs/bmc-check.sh        BMC_FLAGS="--max-states 10000 --verbose" sh proofs/bmc-check.sh
 proofs          heavy run  proofs/run.sh              PROOFS_REQUIRE=1 sh proofs/run.sh proofs
 proofs-mutants  heavy run  proofs/run.sh              PROOFS_REQUIRE=1 sh proofs/run.sh mutants
 bmc-full        heavy run  proofs/bmc-check.sh        BMC_FLAGS=--verbose sh proofs/bmc-check.sh

@@ -1,5 +1,6 @@
 # docs/guide-src/content.py - the text and snippets of docs/guide.md, run by
-# build.py (md() adds prose, sh() runs a snippet and pastes its real output).
+# build.py (md() adds prose, sh() runs a snippet and pastes its real output;
+# lesson() links a section to its playground lesson, docs/playground/lessons/).
 md("""
 <!-- docs/guide.md - teaching material for qsched: how the Postfix queue
      manager's two scheduling algorithms work, shown with small event streams
@@ -27,7 +28,11 @@ exact rules see [spec/](../spec/README.md). Rule ids such as S-CON-4 point
 into the spec.
 
 Everything below assumes `qsched` is on your `PATH` (`make`, then
-`export PATH=$PWD/build:$PATH`).
+`export PATH=$PWD/build:$PATH`) and runs from the top of the source tree.
+Every section has a **playground lesson**: the same stream in a page where
+you can edit it and watch the trace and the timeline change as you type
+(`make playground`, then open `build/playground/index.html`; it works
+offline, section 10).
 
 ## 1. First contact
 
@@ -68,9 +73,15 @@ md("""
 `activate`/`read` show the message entering the active queue and its
 recipients being read. `retire` shows that the job has nothing left to
 select. `leave` shows the message leaving when all its recipients are dealt
-with. The `slots` lines are recipient-pool bookkeeping, covered in
+with. The `rcptpool` lines are recipient-pool bookkeeping (recipient
+slots, not the delivery slots of Part II), covered in section 9. The
+`safety` lines are the concurrency scheduler thinking aloud, covered in
 section 4. [spec/trace.md](../spec/trace.md) describes every line.
+""")
 
+lesson("first-contact", "First contact")
+
+md("""
 # Part I: the concurrency scheduler
 
 ## 2. The window and the old ±1 scheduler
@@ -109,6 +120,25 @@ window from 5 to 10. The next one (10 deliveries) takes it to 20, the
 destination concurrency limit (S-CON-5 clamps it there). So the window
 doubles with every pseudo-cohort.
 
+`--explain` shows each step as the pseudocode computes it: the feedback
+value g, the `success` counter against its hysteresis of 1, and the clamp:
+""")
+
+sh("qsched --explain old.events | grep -E '^(success|window) ' | sed -n '1,2p;29,30p'")
+
+md("""
+Each `success` line reads: the feedback form and its value (here the
+constant 1), `success=` the counter before + g = after, the test of "while
+(success >= 1)", and what happened to the window. Before each of them a
+`safety` line shows that the rule of section 4 let the feedback through. A
+step beyond 20, `default_destination_concurrency_limit`, would be clamped
+back to 20 ("Be prepared for overshoot"), and the `success` line would say
+`clamped to limit 20`.
+""")
+
+lesson("old-scheduler", "The window and the old ±1 scheduler")
+
+md("""
 ## 3. Less-than-1 feedback: linear growth
 
 The 2.5 scheduler makes the feedback a fraction. With `g(N) = 1/N` (N = the
@@ -136,11 +166,49 @@ md("""
 more successes at window 6, that is at success 11, but it comes at 12. This
 is binary arithmetic, not a bug: six additions of 1/6 give
 0.9999999999999999 in a `double`, and the pseudocode's test is `while
-(success >= 1)`. Postfix's code guards against this: it steps when `success
-+ g/2 >= 1` (S-PFX-2). The `postfix` profile does what Postfix does:
+(success >= 1)`. `--explain` shows the sum, digit for digit:
+""")
+
+sh("qsched --explain lin.events | grep -E '^success .*/6=' | cut -d' ' -f4-")
+
+md("""
+Postfix's code guards against this: it steps when `success + g/2 >= 1`
+(S-PFX-2). The `postfix` profile does what Postfix does:
 """)
 
 sh("qsched --profile postfix --format jsonl lin.events | grep '\"window\"' | cut -d, -f1,5,6")
+
+lesson("linear-growth", "Less-than-1 feedback: linear growth")
+
+md("""
+Why less-than-1 feedback at all? The document measured it against a server
+that accepts 5 sessions and answers a 6th with "421" at once: the old ±1
+feedback defers 1/2 of the mail, 1/sqrt(N) about 1/4, and 1/N about 1/6,
+"1/(1+roundup(1/feedback))". A playground lesson replays that experiment
+with three transports, one per feedback style (generated against qsched by
+`docs/playground/lessons/gen-421.sh`, with the server played by the
+script). The share of failed deliveries per transport:
+""")
+
+sh("""
+qsched docs/playground/lessons/10-feedback-421.events > 421.trace
+awk 'NR == FNR { if ($1 == "deliver") { split($4, d, ":"); t[$2] = d[1]; n[d[1]]++ } next }
+     $1 == "done" && $3 == "fail" { f[t[$2]]++ }
+     END { split("fixed sqrt inv", o, " ")
+           for (i = 1; i <= 3; i++) printf "%s: %d of %d deliveries failed\\n", o[i], f[o[i]], n[o[i]] }' \\
+  421.trace docs/playground/lessons/10-feedback-421.events
+""")
+
+md("""
+Close to the theory's 1/2, 1/4 and 1/6 (the run is short). In the timeline
+the windows of `sqrt` and `inv` climb back slowly after each 421, while
+`fixed` bounces 5-6-5-6: "positive feedback will increment the concurrency
+by 1 at the end of a sequence of events of length 1/feedback, while negative
+feedback will decrement concurrency by 1 at the beginning of such a
+sequence".
+""")
+
+lesson("feedback-421", "Feedback styles against a 421 limiter")
 
 md("""
 ## 4. The safety rule
@@ -169,8 +237,20 @@ counting as busy. In the `document` profile a completed delivery is no
 longer busy, so the test is 5 < 0 + 5, which is false. Postfix applies
 feedback while the delivery is still on its busy list, so the test is
 5 < 1 + 5, which is true (S-PFX-6). [spec/profiles.md](../spec/profiles.md)
-lists every such difference beside the document's wording.
+lists every such difference beside the document's wording. The `safety`
+line says exactly that, with the busy count each profile uses (Postfix also
+stops at the destination concurrency limit, S-PFX-3, so it shows the limit):
+""")
 
+sh("""
+qsched --explain safety.events | grep -E '^(safety|success) '
+echo '--- postfix profile:'
+qsched --explain --profile postfix safety.events | grep -E '^(safety|success) '
+""")
+
+lesson("safety", "The safety rule")
+
+md("""
 ## 5. Negative feedback, dead destinations and revival
 
 Negative feedback is "reversed": the window drops at the *start* of a cycle
@@ -212,6 +292,16 @@ qsched dead.events
 """)
 
 md("""
+`--explain` tells the story line by line: for each failure the failed
+pseudo-cohorts against the limit (`cohort`), then "After failure" with its
+reversed hysteresis (`failure`); the death and when it will end
+(`backoff`); the success on the dead destination that is ignored; the end of
+the backoff:
+""")
+
+sh("qsched --explain dead.events | grep -E '^(cohort|failure|dead|backoff|revive) '")
+
+md("""
 Step by step (document profile):
 
 * D1..D3 fail: the failed-cohort count grows by 1/5, 1/4, 1/3, to 0.78. Each
@@ -239,7 +329,14 @@ D3, S-PFX-1), so D4's failure finds the destination already dead and
 changes nothing. It takes the successful D5 as proof that the site is back and
 revives the destination at once, with window = deliveries in flight
 (S-PFX-8, S-PFX-4). So M3 is delivered, and the 300 s mark passes unnoticed.
+The explain lines show the three differences as they happen:
+""")
 
+sh("qsched --explain --profile postfix dead.events | grep -E '^(cohort|failure|dead|backoff|revive) '")
+
+lesson("dead-revive", "Negative feedback, dead destinations and revival")
+
+md("""
 # Part II: the preemptive job scheduler
 
 ## 6. Jobs, slots and the document's two sequences
@@ -287,7 +384,7 @@ md("""
 Here is why, with the pool bookkeeping left out:
 """)
 
-sh("qsched --explain seq.events | grep -v -e '^slots' -e '^activate' -e '^read' | head -22")
+sh("qsched --explain seq.events | grep -Ev '^(rcptpool|activate|read|safety) ' | head -22")
 
 md("""
 * After D1 the counter of M1 is 1. The best candidate is M2: both small
@@ -304,7 +401,11 @@ md("""
 
 The same happens for M3 after four more M1 deliveries. That gives
 1111 22 1111 33 11.
+""")
 
+lesson("seq-11112211113311", "the delivery sequence 11112211113311")
+
+md("""
 The *discount* and the *loan* let a preemption happen before all the slots
 are saved up, "and we promise we would wait for the remaining 50% later".
 With a 50% discount the document predicts 11221111331111:
@@ -325,7 +426,11 @@ suffers so little: for every k entries it gets, it gives away at most one
 slot, so its delivery takes at most (k+1)/k times as long without recursive
 preemption, "not worse than k/(k-1) no matter how many recursive preemptions
 happen".
+""")
 
+lesson("seq-11221111331111", "discount 50%: 11221111331111")
+
+md("""
 ## 7. A preemption stack
 
 A preempting job can itself be preempted. The document draws job 1
@@ -377,6 +482,16 @@ nothing to give back here). M4 completes and pops back to M1, and M1
 continues: "After job 7 is completed, remaining entries of job 4 are
 selected, and once they are all selected, job 1 continues."
 
+M7 has a single recipient, so it is preempting, delivered, popped and
+retired within one `select`: the state after that event no longer shows
+it. The timeline viewer (section 10) therefore draws the job list also at
+the `preempt` line itself, as the document's picture: `M1--M2--M3--M5--M6--M8`
+along the top, M4 under M1 at level 1, M7 under M4 at level 2, current.
+""")
+
+lesson("preemption-stack", "A preemption stack (the document's picture)")
+
+md("""
 ## 8. Blockers
 
 Destination windows get in the way. If none of a job's destinations can
@@ -428,7 +543,7 @@ printf 'done D2 ok\\n' >> block.events                  # slow2@x is free again
 for i in $(seq 21 22); do printf 'select\\ndone D%d ok\\n' $i; done >> block.events
 qsched block.events | awk '/^deliver/ {printf "%s ", $3} END {print ""}'
 qsched --explain block.events |
-  grep -Ev '^(slots|activate|read|deliver|leave|candidate|nocandidate|nopreempt) '
+  grep -Ev '^(rcptpool|activate|read|deliver|leave|candidate|nocandidate|nopreempt|safety) '
 """)
 
 md("""
@@ -455,7 +570,11 @@ complete before the job 7 becomes unblocked again") is
 `tests/golden/pre-blocker-story-a`. There, when M4 completes first, M7 is
 *adopted* by M1, two levels up, and its later pop gives M1 no refund
 (`refund=no`): an adoptive parent never paid for the child.
+""")
 
+lesson("blocker-story", "Blockers: the document's second story")
+
+md("""
 # Part III: memory limits
 
 ## 9. Reading recipients in batches
@@ -494,7 +613,7 @@ arrive M t1:a.example t2:b.example*5 t3:c.example*2 t2:b.example*100
 select t1
 select t2
 EOF
-qsched --explain worked.events | grep -v '^slots'
+qsched --explain worked.events | grep -v '^rcptpool'
 """)
 
 md("""
@@ -512,7 +631,51 @@ as the document says can happen.
 The document ends with upper bounds on how many recipients can be in memory.
 These are useful estimates, but the algorithm it describes can exceed them.
 spec/memory.md (S-MEM-9) gives two short counterexamples and a bound that
-really holds.
+really holds. `qsched --stats` prints both beside the peak it saw:
+`bound` is the document's formula, `s_inv_8_bound` the bound that holds
+(S-INV-8), per transport and in total.
+""")
+
+lesson("memory-worked-example", "Memory: the document's worked example")
+
+md("""
+# Part IV: seeing it
+
+## 10. The timeline and the playground
+
+Traces get long. `--format html` turns any stream into one HTML page that
+draws the run (no network needed: everything is inside the file):
+""")
+
+sh("""
+qsched --format html seq.events > seq.html
+grep -q '://' seq.html || echo "seq.html holds no URL: it needs no network"
+""")
+
+md("""
+Open it in a browser. For each transport a **job lane** shows the job list
+after every event, one row per position, coloured by message: the current
+job is outlined, preempting jobs carry their stack level (`M2 L1`), blockers
+are hatched, a triangle marks each preemption, and a strip on top shows the
+delivery sequence (for seq.events it reads 1111 22 1111 33 11). For each
+destination a **lane** shows deliveries as bars from `deliver` to `done`
+(green ok, red fail, amber defer, blue still in flight), stacked so their
+height is the busy count, the **window** as a step line, dead periods
+shaded and revivals marked. Click an event (in the list, on a bar, on a
+mark) or step with the arrow keys: the panel shows the stream line, every
+trace line it produced at the explain level, the state after it, and at a
+`preempt` line the document's picture of the job list and its preemption
+stack. Large traces stay usable: a 100,000-event stream gives a 26 MB page
+that headless Chromium opens in about 1.2 s and scrolls at close to 60
+frames a second, because only the visible part is drawn and events
+narrower than a pixel are aggregated (`make viewer-bench` measures it).
+
+`make playground` builds `build/playground/index.html`: the same C core,
+compiled to WebAssembly, in a page where you edit a stream and the trace
+and the timeline follow as you type. It holds every lesson linked from the
+sections above (`#lesson=ID` in the address opens one). The WebAssembly
+build prints the same bytes as the native one on every golden stream
+(`tests/sh/teach-wasm.sh`).
 
 # Where next
 

@@ -93,7 +93,7 @@ def rules_of(events, explain, profile):
         r.add("S-MEM-2")
     if verbs.get("read", 0) > verbs.get("activate", 0):
         r |= {"S-MEM-4", "S-MEM-7"}
-    if verbs.get("slots"):
+    if verbs.get("rcptpool") or verbs.get("slots"):
         r.add("S-MEM-5")
     if profile == "postfix":
         r.add("S-PFX-11")

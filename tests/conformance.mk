@@ -20,7 +20,11 @@
 #   make coverage
 #       builds the core with gcov into build/coverage, runs the suite alone
 #       (qsched with --stats, so that the statistics accessors run too; the
-#       extra lines do not count in the comparison), prints gcovr's summary
+#       extra lines do not count in the comparison), then the golden twins
+#       of the named readings (tests/golden/rd-*: the only streams that
+#       switch a reading of spec/readings.md, which no implementation's
+#       suite contains) and the malformed streams tests/errors/reading-*,
+#       prints gcovr's summary
 #       of the core, and gates with tests/conformance/tools/coverage.py:
 #       fails below COVERAGE_MIN (95) percent of lines or branches, leaving
 #       out the code listed with its reason in
@@ -58,6 +62,15 @@ coverage: $(BUILD)/qsched
 	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
 	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
 	  -q "$(COVERAGE_QSCHED) --stats"
+	@echo "== the named readings: the rd goldens, -d, verify --readings"
+	@for f in tests/golden/rd-*.events; do \
+	  $(COVERAGE_QSCHED) --stats $$(sed -n '1s/^# args: *//p' $$f) $$f \
+	    >/dev/null || exit 1; done
+	@for f in tests/errors/reading-*.events; do \
+	  $(COVERAGE_QSCHED) $$f >/dev/null 2>&1; [ $$? -eq 2 ] || exit 1; done
+	@$(COVERAGE_QSCHED) -d >/dev/null
+	@$(COVERAGE_QSCHED) verify --readings tests/golden/rd-idle-window-discard.events \
+	  tests/golden/rd-idle-window-keep.expected >/dev/null; [ $$? -eq 1 ]
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
 	  --filter 'src/($(COVERAGE_FILTER))\.c$$' --print-summary -o /dev/null

@@ -65,18 +65,6 @@
 #include <string.h>
 #include "sched_int.h"
 
-/* A job whose peer on q makes it one of the jobs that "have peers for
- * that destination" (reading R-13 blocker_release): a pending entry there
- * (pending), or any entry there, pending or in flight (peer). */
-static void release_job_of(const qs_entry *e, int *released)
-{
-    qs_job *job = e->peer->job;
-    if (QS_IS_BLOCKER(job)) {
-        job->blocker_tag = 0;
-        *released = 1;
-    }
-}
-
 /* S-PRE-12: release blockers because of destination q.  Document: "all
  * jobs which have peers for that destination are unblocked at once"
  * (R-13 blocker_release = pending: the blockers with a pending entry at
@@ -89,20 +77,35 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 {
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
     int released = 0;
+    qs_job *job;
     qs_entry *e;
-    switch (QS_READING(s, QR_BLOCKER_RELEASE)) {
-    case QRV_RELEASE_ALL:
+    if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_ALL) {
         t->blocker_tag += 2;
         released = 1;
-        break;
-    default:
-        /* pending, and for peer also the jobs with deliveries in flight */
-        for (e = q->todo_head; e; e = e->qnext)
-            release_job_of(e, &released);
+    } else {
+        /* The blockers on the list whose peer at q has a pending entry.
+         * The job list, not q's pending entries, is walked: a bulk job may
+         * have thousands of entries at q, and each `done` there can
+         * release. */
+        for (job = t->jhead; job; job = job->lnext) {
+            qs_peer *p;
+            if (!QS_IS_BLOCKER(job))
+                continue;
+            p = qs_map_get(&job->peers, NULL, q->serial);
+            if (p && p->ehead) {
+                job->blocker_tag = 0;
+                released = 1;
+            }
+        }
+        /* peer: also the blockers with a delivery in flight there (at
+         * most the window's worth; the one that just ended is no longer
+         * on the busy list) */
         if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_PEER)
             for (e = q->busy_head; e; e = e->qnext)
-                release_job_of(e, &released);
-        break;
+                if (QS_IS_BLOCKER(e->peer->job)) {
+                    e->peer->job->blocker_tag = 0;
+                    released = 1;
+                }
     }
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START) {
         t->job_current = t->jhead;

@@ -1,11 +1,10 @@
 /*
- * check.c - the invariant checker, the state description and the canonical
- * state encoding.
+ * check.c - the invariant checker.
  *
  * Owns: qs_check_invariants (spec/memory.md S-INV-*), used by tests,
  * `qsched --check-invariants`, the fuzz harnesses and the bounded model
- * checker; qs_describe (divergence reports); qs_encode_state (state
- * deduplication in the model checker).  Read-only over the core's state:
+ * checker.  (The state's text forms, qs_describe and qs_encode_state, are
+ * in state_text.c.)  Read-only over the core's state:
  * every count is recomputed from the structures and compared with the
  * incrementally kept one.
  *
@@ -21,6 +20,10 @@
  * not proved with Frama-C (proofs/README.md says why); this checker, run
  * by the fuzzers and the model checker over millions of states, is what
  * stands in for that proof.
+ *
+ * How to read each check below: the invariant, the argument why the core
+ * keeps it (which code moves the counts, and why the moves balance), and
+ * the rule that would be broken, visibly or silently, if it did not hold.
  *
  * The invariants (spec/memory.md, "Invariants"):
  *   S-INV-1  every recipient of a message is unread, in core, delivered
@@ -47,7 +50,9 @@
 #include <string.h>
 #include "sched_int.h"
 
-/* The first broken invariant, as one line in err; returns -1. */
+/* The first broken invariant, as one line in err; returns -1.
+ * Only the first: after one count has drifted, later checks that use it
+ * would report consequences, not the cause. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
@@ -83,7 +88,12 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     int64_t todo = 0, busy = 0;
     int ready;
     /* Pending entries: a handle is given only at selection, and an entry
-     * is created for a recipient, so it is never empty. */
+     * is created for a recipient, so it is never empty.
+     * Why the size bound holds: jobs.c adds a recipient to an existing
+     * entry only while the entry is below the destination recipient
+     * limit, else starts a new one (S-PRE-1).  An entry above it would be
+     * one delivery carrying more recipients than the transport allows,
+     * and MIN/MAX (S-MEM-8), which count entries, would be too small. */
     for (e = q->todo_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle == 0 && e->nrcpt >= 1,
               "queue %s:%s: bad todo entry", t->name, q->name);
@@ -103,10 +113,23 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               q->name, (long long)e->handle);
         busy++;
     }
+    /* The counts against the lists.  Why they hold: every move of an
+     * entry between todo, busy and gone is made by one helper that
+     * updates the count beside the list (select: todo -> busy; done:
+     * busy -> gone; death: todo -> deferred).  q->busy is the queue's
+     * "busy_refcount" of the safety rule (S-CON-3) and q->todo what makes
+     * it ready; a drift in either would change feedback or selection
+     * without any error. */
     CHECK(todo == q->todo && busy == q->busy,
           "queue %s:%s: todo/busy counts %lld/%lld, lists hold %lld/%lld",
           t->name, q->name, (long long)q->todo, (long long)q->busy,
           (long long)todo, (long long)busy);
+    /* Why a dead queue has nothing pending: death defers every pending
+     * entry at once (S-CON-9, item 3), and a recipient read for a dead
+     * destination is deferred at the read, never queued.  A pending entry
+     * on a dead queue could never be selected (a dead queue is never
+     * ready) and its job would never finish: its message would stay in
+     * the active queue for good. */
     CHECK(!q->dead || q->todo == 0,
           "queue %s:%s: dead but has pending entries", t->name, q->name);
     /* A dead queue's window is not checked: it is frozen at its value when
@@ -121,7 +144,11 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
               "queue %s:%s: window %d outside [1, %d]", t->name, q->name,
               q->window, hi);
     }
-    /* The cached flag against its definition (concurrency.c): a stale flag
+    /* ready = live, window above deliveries in flight, something pending:
+     * exactly "may this destination get one more delivery now".  It is
+     * recomputed (concurrency.c) after every change of those three
+     * fields, and t->ready_queues counts the queues that have it.
+     * The cached flag against its definition (concurrency.c): a stale flag
      * would make qs_select skip a transport that has work, or walk one
      * that has none. */
     ready = !q->dead && q->window > q->busy && q->todo > 0;
@@ -140,6 +167,15 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
  * sits deeper than its parent and, under the job it preempted, exactly one
  * level deeper, since the refund (S-PRE-9) tells original parents from
  * adoptive ones by that difference; parent and child lists agree. */
+/* Why these hold: a job enters both lists together (jobs.c links it on
+ * the scheduler's list by arrival time and on the by-time list in enqueue
+ * order) and leaves both together at retirement, which also sets its
+ * level to -1; preemption (preempt.c) only moves a job within the
+ * scheduler's list and pushes it one level above the job it preempts;
+ * a pop restores the level and hands the children to the parent (S-PRE-10).
+ * What breaks otherwise: a job on one list only is scheduled but never
+ * given recipient slots, or the reverse (S-MEM-5 walks the by-time list);
+ * wrong levels make the refund of S-PRE-9 go to the wrong job. */
 static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
 {
     const qs_job *j, *c;
@@ -149,7 +185,11 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
     /* The scheduler's list, with the stack relations of each job on it. */
     for (j = t->jhead; j; j = j->lnext) {
         /* S-PRE-2: every job before where selection starts is a blocker
-         * (NULL: every job is). */
+         * (NULL: every job is), or selection would pass it over.  Holds
+         * because job_walk moves only to the job an entry was selected
+         * from (the walk marked or retired the ones before it), to the
+         * job after one that leaves, to a job linked or preempting in
+         * front of it, and back to the head when a blocker is released. */
         if (j == t->job_walk)
             walk_seen = 1;
         CHECK(walk_seen || QS_IS_BLOCKER(j),
@@ -199,7 +239,12 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
     CHECK(walk_seen || t->job_walk == NULL,
           "transport %s: selection starts at a job not on the job list",
           t->name);
-    /* The by-time list: linked jobs only, sorted by enqueue time. */
+    /* The by-time list: linked jobs only, sorted by enqueue time.
+     * Sorted because jobs.c inserts a job at the place of its message's
+     * enqueue time (walking back from the tail), also when a retired job
+     * is relinked by a later batch (S-PRE-13); enqueue times are set at
+     * activation and virtual time only moves forward (S-EV-6).  Unsorted, the pool walk of
+     * S-MEM-5 would give slots to a younger job before an older one. */
     for (j = t->thead; j; j = j->tnext) {
         CHECK(j->stack_level >= 0, "transport %s: retired job %s on the "
               "by-time list", t->name, j->message->id);
@@ -226,6 +271,17 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
  * of unread, in core, delivered or deferred (nothing lost, nothing
  * doubled); and its limit is the minimum plus its jobs' slots (S-MEM-4),
  * the identity that makes sponsoring safe. */
+/* Why conservation holds (S-INV-1): a recipient changes state only at
+ * four places - read (unread -> in core, memory.c), deferred at the read
+ * (unread -> deferred), completion of its entry (in core -> delivered or
+ * deferred, messages.c), death of its destination (in core -> deferred) -
+ * and each moves the same count out of one field and into another.  A
+ * leak here would be a recipient the trace never mentions again, or one
+ * delivered twice.  The limit identity (S-MEM-4) holds because a job's
+ * slots are added to or taken from the message's limit in the same step
+ * as the job's own rcpt_limit changes; without it a message could read
+ * more than its jobs have room for, the loophole that sponsoring
+ * (S-MEM-5) would open. */
 static int check_message(const qs_sched *s, const qs_message *m,
                          int64_t *in_core_sum, char *err, size_t errlen)
 {
@@ -267,10 +323,18 @@ static int check_message(const qs_sched *s, const qs_message *m,
                         rc += e->nrcpt;
             }
         }
+        /* A peer exists per (job, destination) with entries; jobs.c
+         * moves peer_count where it links and frees peers, and a peer
+         * linked or freed without it is caught here. */
         CHECK(peers == j->peer_count, "message %s: peer count", m->id);
         CHECK(rc == j->rcpt_count, "message %s job %s: rcpt_count %lld, "
               "entries hold %lld", m->id, j->transport->name,
               (long long)j->rcpt_count, (long long)rc);
+        /* read - selected = pending, the definition QS_HAS_ENTRIES uses
+         * to decide whether a job has work.  Holds because an entry is
+         * counted read when it is created and selected when it is handed
+         * out or deferred by a dead destination (S-CON-9: dealt with,
+         * S-MEM-8); both never decrease. */
         CHECK(j->read_entries - j->selected_entries == todo,
               "message %s job %s: read %lld - selected %lld != %lld todo "
               "entries", m->id, j->transport->name,
@@ -283,6 +347,9 @@ static int check_message(const qs_sched *s, const qs_message *m,
         in_core += rc;
         job_limits += j->rcpt_limit;
     }
+    /* The message's in-core count is what its next batch is measured
+     * against (S-MEM-4: limit - in core = room), so it must be the sum
+     * of its jobs' counts, each recounted above. */
     CHECK(in_core == m->rcpt_count, "message %s: rcpt_count %lld, jobs hold "
           "%lld", m->id, (long long)m->rcpt_count, (long long)in_core);
     CHECK(m->rcpt_total == m->rcpt_unread + m->rcpt_count + m->delivered +
@@ -303,6 +370,10 @@ static int check_message(const qs_sched *s, const qs_message *m,
  * the transports are compared with), then each transport's queues, job
  * lists and pool.  O(size of the state): meant for tests and harnesses,
  * never called by the scheduler itself. */
+/* The order matters only for the message printed: a broken message
+ * count is reported as such, not as the transport total it also breaks.
+ * Called after every event by --check-invariants; the core never calls
+ * it, so a release build pays nothing for it. */
 int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
 {
     const qs_transport *t;
@@ -323,7 +394,10 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
      * when the room appeared (memory.c); this catches a missed wake-up. */
     CHECK(s->incoming_head == NULL || s->active_count == s->active_limit,
           "messages wait while the active queue has room");
-    /* The scheduler-wide count drives the first batch (S-MEM-3). */
+    /* The scheduler-wide count drives the first batch (S-MEM-3): a new
+     * message may read the global limit minus this count (but at least
+     * the minimum).  It is moved in the same helpers that move the
+     * messages' counts, so it equals their sum. */
     CHECK(in_core == s->in_core, "in-core recipients %lld, counted %lld",
           (long long)s->in_core, (long long)in_core);
     for (t = s->xhead; t; t = t->next) {
@@ -339,7 +413,11 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
               "hold %lld", t->name, (long long)t->in_flight,
               (long long)busy);
         /* qs_select never starts a delivery on a transport at its
-         * process limit (S-PRE-14). */
+         * process limit (S-PRE-14): the round robin tests the limit
+         * before it selects, and only a completion lowers in_flight.
+         * Above it, the model would run more delivery agents than
+         * master.cf allows, and every timing derived from it would be
+         * wrong. */
         CHECK(t->in_flight <= t->process_limit, "transport %s: %lld in "
               "flight over the process limit %d", t->name,
               (long long)t->in_flight, t->process_limit);
@@ -373,224 +451,22 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
               "%lld", t->name, (long long)t->in_core, (long long)tcore);
     }
     /* Every handle in the map is on some queue's busy list: no delivery
-     * can be completed that no queue knows about. */
+     * can be completed that no queue knows about.  Together with the
+     * per-queue check (each busy entry is found by its handle) this makes
+     * the map and the busy lists the same set: a `done Dn` finds exactly
+     * the entry that was selected as Dn (S-EV-9). */
     CHECK(inflight == (int64_t)s->inflight.count, "deliveries in flight "
           "%lld, queues hold %lld", (long long)s->inflight.count,
           (long long)inflight);
-    /* S-INV-8: the in-core bound that holds.  The document's S-MEM-9
+    /* S-INV-8: the in-core bound that holds, G + min x A + sum over
+     * transports of (R + X).  The argument: first batches take from the
+     * global budget G, or the minimum per active message when G is used
+     * up (min x A); later batches are paid from the transports' pools,
+     * which lend at most R + X each (S-INV-5).  The document's S-MEM-9
      * formulas are not asserted: valid streams exceed them (spec/memory.md,
      * tests/unit/test_memory.c); --stats prints them beside the peak. */
     CHECK(s->in_core <= qs_bound_holding(s), "%lld recipients in core "
           "exceed the bound %lld (S-INV-8)", (long long)s->in_core,
           (long long)qs_bound_holding(s));
     return 0;
-}
-
-/* ---- text output into a caller's buffer ----
- * qs_describe and qs_encode_state follow snprintf's contract: write what
- * fits, always report the length needed, so a caller can size its buffer
- * with a first call.  The core does no I/O; these only format. */
-
-typedef struct sbuf {
-    char *buf;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    char *dst = b->len < b->cap ? b->buf + b->len : NULL;
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    va_start(ap, fmt);
-    n = vsnprintf(dst, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        b->len += (size_t)n;
-}
-
-/* For people: what `qsched verify` prints at a divergence - per
- * transport, the scheduler's job list in order (the current job starred,
- * with level, counter, selected/maximum entries, blocker and preempting
- * marks) and each destination's window, deliveries in flight and pending
- * entries.  These are the numbers the preemption and feedback rules read,
- * so an implementer can see which one they computed differently. */
-/* Example item of a job list: "*M1(level 0, counter -3, selected 4/10)":
- * M1 is the current job, on no stack, has paid for a preemption and not
- * yet earned it back (a negative counter, S-PRE-8), and has handed out 4
- * of at most 10 entries. */
-size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
-{
-    sbuf b = {buf, 0, buflen};
-    const qs_transport *t;
-    if (buflen)
-        buf[0] = 0;
-    sb_printf(&b, "time %lld, %lld messages active, %lld recipients in "
-              "core\n", (long long)s->now, (long long)s->active_count,
-              (long long)s->in_core);
-    for (t = s->xhead; t; t = t->next) {
-        const qs_job *j;
-        const qs_queue *q;
-        sb_printf(&b, "transport %s: %lld in flight (process limit %d), "
-                  "pool %lld\n  job list:", t->name, (long long)t->in_flight,
-                  t->process_limit, (long long)t->rcpt_unused);
-        for (j = t->jhead; j; j = j->lnext)
-            sb_printf(&b, " %s%s(level %d, counter %lld, selected %lld/%lld"
-                      "%s%s)", j == t->job_current ? "*" : "",
-                      j->message->id, j->stack_level,
-                      (long long)j->slots_available,
-                      (long long)j->selected_entries,
-                      (long long)QS_MAX_ENTRIES(j),
-                      QS_IS_BLOCKER(j) ? ", blocker" : "",
-                      j->parent ? ", preempting " : "");
-        sb_printf(&b, "\n  destinations:");
-        for (q = t->qhead; q; q = q->next) {
-            if (q->dead)
-                sb_printf(&b, " %s(dead, %lld in flight)", q->name,
-                          (long long)q->busy);
-            else
-                sb_printf(&b, " %s(window %d, %lld in flight, %lld pending)",
-                          q->name, q->window, (long long)q->busy,
-                          (long long)q->todo);
-        }
-        sb_printf(&b, "\n");
-    }
-    return b.len;
-}
-
-/* Canonical encoding: every field that influences future behaviour, in
- * list order, with objects named by message id / destination name (never
- * by address).  Doubles are written as their exact hex form.
- * The model checker stores the encodings of states it has explored and
- * prunes a state whose encoding it has seen: sound only if equal
- * encodings behave alike on every future event (qsched.h promises it;
- * proofs/bmc re-checks merged states).  Hence every list is written in
- * its own order (the order is behaviour: round robin, job list, peer
- * rotation), counters that only statistics read are left out, and so are
- * serial numbers; handles are kept (in flight: a `done` names them; the
- * next one: it names the next delivery).
- *
- * The format, section by section (sections separated by '|'):
- *   T now  H next handle  C recipients in core  R round-robin transport
- *   per active message: M id q enqueue time g group.offset (read cursor)
- *     u unread c in core l limit f last read d delivered x deferred;
- *     per waiting message: W id;
- *   per transport: X name p pool cur current job un first unread job,
- *     then per queue: Q name w window s success f failure c fail_cohorts
- *     d dead r revive time b blocking, its pending entries t msg/n and
- *     in-flight entries D handle/msg/n;
- *     then per job in scheduler's-list order: J msg L level P parent
- *     B blocker a counter u slots_used s selected r read c in core
- *     l slots, and its peers in round-robin order;
- *     then the by-time list;
- *   per retired job: r msg/transport with the same counters;
- *   g: each message's unread recipient groups. */
-size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
-{
-    sbuf b = {buf, 0, buflen};
-    const qs_transport *t;
-    const qs_message *m;
-    if (buflen)
-        buf[0] = 0;
-    /* the scheduler: clock, next handle, in core, round robin.  R-2: the
-     * round robin is kept as the transport after which it resumes
-     * (transport_rr = last: what R names then) or the one at which it
-     * resumes (next); a state holds one reading, so one field serves. */
-    if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
-        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-                  (long long)s->next_handle, (long long)s->in_core,
-                  s->rr_last ? s->rr_last->name : "-");
-    else
-        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-                  (long long)s->next_handle, (long long)s->in_core,
-                  s->rr ? s->rr->name : "-");
-    for (m = s->active_head; m; m = m->next)
-        sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
-                  "x%lld;", m->id, (long long)m->queued_time, m->cur_group,
-                  (long long)m->cur_offset, (long long)m->rcpt_unread,
-                  (long long)m->rcpt_count, (long long)m->rcpt_limit,
-                  (long long)m->refill_time, (long long)m->delivered,
-                  (long long)m->deferred);
-    /* waiting messages: only their order matters until they enter */
-    for (m = s->incoming_head; m; m = m->next)
-        sb_printf(&b, "W%s;", m->id);
-    for (t = s->xhead; t; t = t->next) {
-        const qs_job *j;
-        const qs_queue *q;
-        sb_printf(&b, "|X%s p%lld cur%s un%s|", t->name,
-                  (long long)t->rcpt_unused,
-                  t->job_current ? t->job_current->message->id : "-",
-                  t->job_next_unread ? t->job_next_unread->message->id : "-");
-        for (q = t->qhead; q; q = q->next) {
-            const qs_entry *e;
-            sb_printf(&b, "Q%s w%d s%a f%a c%a d%d r%lld b%d:", q->name,
-                      q->window, q->success, q->failure, q->fail_cohorts,
-                      q->dead, (long long)q->revive_at,
-                      q->blocker_tag == t->blocker_tag);
-            for (e = q->todo_head; e; e = e->qnext)
-                sb_printf(&b, "t%s/%lld,", e->peer->job->message->id,
-                          (long long)e->nrcpt);
-            for (e = q->busy_head; e; e = e->qnext)
-                sb_printf(&b, "D%lld/%s/%lld,", (long long)e->handle,
-                          e->peer->job->message->id, (long long)e->nrcpt);
-            sb_printf(&b, ";");
-        }
-        for (j = t->jhead; j; j = j->lnext) {
-            const qs_peer *p;
-            sb_printf(&b, "J%s L%d P%s B%d a%lld u%lld s%lld r%lld c%lld "
-                      "l%lld:", j->message->id, j->stack_level,
-                      j->parent ? j->parent->message->id : "-",
-                      QS_IS_BLOCKER(j), (long long)j->slots_available,
-                      (long long)j->slots_used,
-                      (long long)j->selected_entries,
-                      (long long)j->read_entries, (long long)j->rcpt_count,
-                      (long long)j->rcpt_limit);
-            for (p = j->peer_head; p; p = p->next)
-                sb_printf(&b, "%s,", p->queue->name);
-            sb_printf(&b, ";");
-        }
-        sb_printf(&b, "by-time:");
-        for (j = t->thead; j; j = j->tnext)
-            sb_printf(&b, "%s,", j->message->id);
-    }
-    /* retired jobs keep counters that matter if they come back (relinked
-     * by a later batch, S-PRE-13) */
-    for (m = s->active_head; m; m = m->next) {
-        const qs_job *j;
-        for (j = m->jobs; j; j = j->mnext)
-            if (j->stack_level < 0)
-                sb_printf(&b, "|r%s/%s a%lld u%lld s%lld r%lld c%lld l%lld",
-                          m->id, j->transport->name,
-                          (long long)j->slots_available,
-                          (long long)j->slots_used,
-                          (long long)j->selected_entries,
-                          (long long)j->read_entries,
-                          (long long)j->rcpt_count,
-                          (long long)j->rcpt_limit);
-    }
-    /* the recipients still unread, active and waiting messages: they decide
-     * future batches (a last section, so that readers of the fields above
-     * need not know it) */
-    sb_printf(&b, "|g");
-    for (m = s->active_head; m; m = m->next) {
-        size_t g;
-        sb_printf(&b, "%s", m->id);
-        for (g = m->cur_group; g < m->ngroups; g++)
-            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
-                      m->groups[g].local ? m->groups[g].local : "",
-                      m->groups[g].nexthop,
-                      (long long)(m->groups[g].count -
-                                  (g == m->cur_group ? m->cur_offset : 0)));
-        sb_printf(&b, ";");
-    }
-    for (m = s->incoming_head; m; m = m->next) {
-        size_t g;
-        sb_printf(&b, "%s", m->id);
-        for (g = 0; g < m->ngroups; g++)
-            sb_printf(&b, " %s:%s@%s*%lld", m->groups[g].transport,
-                      m->groups[g].local ? m->groups[g].local : "",
-                      m->groups[g].nexthop, (long long)m->groups[g].count);
-        sb_printf(&b, ";");
-    }
-    return b.len;
 }

@@ -4,14 +4,17 @@
  * Owns: qs_params (global values plus TRANSPORT_suffix overrides) and the
  * main.cf value syntax qsched accepts: decimal integers, times with a unit
  * suffix (s m h d w), yes/no, and the four feedback forms (S-CON-2).  The
- * defaults are those of ../shared/reference/postconf-scheduler-params.txt;
- * the built-in `local` transport defaults come from Postfix's master.cf
- * conventions (S-EV-3).  No I/O: errors are returned as text.
+ * table of parameters itself - names, defaults, ranges, and for each what
+ * the document says it controls and why its default is what it is - is
+ * param_table.c; this file stores, parses and resolves values.  No I/O:
+ * errors are returned as text, for the caller to print with its
+ * FILE:LINE (events.c).
  *
  * Implements the parameter half of the event language (S-EV-2, S-EV-3)
  * and the feedback syntax of S-CON-2; SCHEDULER_README's tables of
  * "Concurrency configuration parameters" and the parameters named in the
- * preemption and memory sections are the rows of qp_defs below.  Why it
+ * preemption and memory sections are the rows of qp_defs (param_table.c).
+ * Why it
  * is part of the core: the scheduler reads its parameters from here when
  * it creates a transport (sched.c), and the C API (qsched.h) lets any
  * embedder set them by their main.cf names.  May not: know the event
@@ -19,7 +22,8 @@
  * or check profile-dependent values (qs_sched_new, S-EV-5).
  *
  * Adding a parameter: a QP_ id in params.h (per-transport ids before
- * QP_NUM_TRANSPORT_PARAMS), a row of qp_defs with its Postfix name,
+ * QP_NUM_TRANSPORT_PARAMS), a row of qp_defs (param_table.c) with its
+ * Postfix name,
  * default and range, the spec's table in spec/events.md (S-EV-2); for a
  * per-transport one, a field of qs_transport resolved in
  * qsi_transport_obtain (sched.c), for a global one a field of qs_sched
@@ -31,138 +35,15 @@
 #include <ctype.h>
 #include "params.h"
 #include "kernels.h"
+#include "param_table.h"
 #include "readings.h"
 
-/* Value syntaxes: integer, time with unit, feedback form, yes/no. */
-enum qp_type { T_INT, T_TIME, T_FEEDBACK, T_BOOL };
-
-struct qp_def {
-    const char *global_name; /* main.cf name of the global default */
-    const char *suffix;      /* per-transport suffix, or NULL */
-    enum qp_type type;
-    const char *def;         /* default value text */
-    long long min, max;      /* accepted range; a time with max 0 is
-                                accepted only as 0 (not modelled) */
-};
-
-/* The order of this table is the order of `qsched -d`.
- * Ranges: wide enough for any real configuration, narrow enough that every
- * product the kernels form stays in 64-bit range (proofs/README.md,
- * "Preconditions").  Per-transport rows first (overridable as
- * TRANSPORT_suffix), then the global-only ones. */
-static const struct qp_def qp_defs[QP_NUM_PARAMS] = {
-    /* Preemption (S-PRE-3 .. S-PRE-7).
-     * delivery_slot_cost, k: one slot per k selected entries ("for every
-     * k>1 normally used slots we accumulate one free delivery slot"); 0
-     * turns preemption off, 1 is treated as off too (S-PRE-3). */
-    [QP_SLOT_COST] = {"default_delivery_slot_cost", "delivery_slot_cost",
-                      T_INT, "5", 0, 1000},
-    /* delivery_slot_loan: slots a candidate may have in advance when the
-     * test of S-PRE-7 is made, repaid later from the same counter. */
-    [QP_SLOT_LOAN] = {"default_delivery_slot_loan", "delivery_slot_loan",
-                      T_INT, "3", 0, 1000000},
-    /* delivery_slot_discount: the percentage of a candidate's need that
-     * may still be missing when it preempts (S-PRE-7). */
-    [QP_SLOT_DISCOUNT] = {"default_delivery_slot_discount",
-                          "delivery_slot_discount", T_INT, "50", 0, 100},
-    /* minimum_delivery_slots: a job that could never accumulate this many
-     * slots is not preempted at all (the gate of S-PRE-3). */
-    [QP_MIN_SLOTS] = {"default_minimum_delivery_slots",
-                      "minimum_delivery_slots", T_INT, "3", 0, 1000000},
-    /* destination_concurrency_limit: the window's ceiling (the overshoot
-     * clamp of S-CON-5; 0 = none, postfix profile only, S-EV-5). */
-    [QP_DEST_CONC_LIMIT] = {"default_destination_concurrency_limit",
-                            "destination_concurrency_limit", T_INT, "20", 0,
-                            1000000},
-    /* destination_recipient_limit: recipients per entry (S-PRE-1); 1 makes
-     * each recipient its own destination (S-EV-4); 0 = no limit. */
-    [QP_DEST_RCPT_LIMIT] = {"default_destination_recipient_limit",
-                            "destination_recipient_limit", T_INT, "50", 0,
-                            1000000},
-    /* recipient_limit: the transport's pool of recipient slots (S-MEM-5). */
-    [QP_RCPT_LIMIT] = {"default_recipient_limit", "recipient_limit", T_INT,
-                       "20000", 1, 100000000},
-    /* extra_recipient_limit: the extra pool for unread jobs that preempt
-     * (S-MEM-6). */
-    [QP_EXTRA_RCPT_LIMIT] = {"default_extra_recipient_limit",
-                             "extra_recipient_limit", T_INT, "1000", 0,
-                             100000000},
-    /* recipient_refill_limit and recipient_refill_delay: when a message
-     * with room reads its next batch (S-MEM-7). */
-    [QP_REFILL_LIMIT] = {"default_recipient_refill_limit",
-                         "recipient_refill_limit", T_INT, "100", 1,
-                         100000000},
-    [QP_REFILL_DELAY] = {"default_recipient_refill_delay",
-                         "recipient_refill_delay", T_TIME, "5s", 1,
-                         1000000000},
-    /* initial_destination_concurrency: a new or revived destination's
-     * window (S-CON-1, S-CON-10), and the slack of the safety rule
-     * (S-CON-3).  Its global name has no default_ prefix, as in Postfix. */
-    [QP_INIT_CONC] = {"initial_destination_concurrency",
-                      "initial_destination_concurrency", T_INT, "5", 1,
-                      1000000},
-    /* destination_concurrency_failed_cohort_limit: failed pseudo-cohorts
-     * before a destination is declared dead (S-CON-8). */
-    [QP_COHORT_LIMIT] = {"default_destination_concurrency_failed_cohort_limit",
-                         "destination_concurrency_failed_cohort_limit", T_INT,
-                         "1", 0, 1000000},
-    /* positive and negative feedback: g(N) and f(N) (S-CON-2); the
-     * default 1 is the old scheduler's +1/-1 per delivery. */
-    [QP_POS_FEEDBACK] = {"default_destination_concurrency_positive_feedback",
-                         "destination_concurrency_positive_feedback",
-                         T_FEEDBACK, "1", 0, 0},
-    [QP_NEG_FEEDBACK] = {"default_destination_concurrency_negative_feedback",
-                         "destination_concurrency_negative_feedback",
-                         T_FEEDBACK, "1", 0, 0},
-    /* process_limit: delivery agents of the transport, i.e. deliveries in
-     * flight on it (S-PRE-14). */
-    [QP_PROCESS_LIMIT] = {"default_process_limit", "process_limit", T_INT,
-                          "100", 1, 1000000},
-    /* The rate delays, a third scheduler of Postfix that the document
-     * does not describe: accepted only as 0. */
-    [QP_XPORT_RATE_DELAY] = {"default_transport_rate_delay",
-                             "transport_rate_delay", T_TIME, "0s", 0, 0},
-    [QP_DEST_RATE_DELAY] = {"default_destination_rate_delay",
-                            "destination_rate_delay", T_TIME, "0s", 0, 0},
-    /* Global only.  qmgr_message_active_limit: messages in the active
-     * queue (S-MEM-2). */
-    [QP_ACTIVE_LIMIT] = {"qmgr_message_active_limit", NULL, T_INT, "20000",
-                         1, 10000000},
-    /* qmgr_message_recipient_limit: the global budget of first batches
-     * (S-MEM-3). */
-    [QP_MSG_RCPT_LIMIT] = {"qmgr_message_recipient_limit", NULL, T_INT,
-                           "20000", 1, 100000000},
-    /* qmgr_message_recipient_minimum: what every message may read
-     * "no matter what" (S-MEM-3, S-MEM-4). */
-    [QP_MSG_RCPT_MINIMUM] = {"qmgr_message_recipient_minimum", NULL, T_INT,
-                             "10", 1, 100000000},
-    /* minimal_backoff_time: how long a dead destination stays dead
-     * (S-CON-10). */
-    [QP_MIN_BACKOFF] = {"minimal_backoff_time", NULL, T_TIME, "300s", 1,
-                        1000000000},
-    /* The last three are accepted so that main.cf fragments paste in, and
-     * change nothing (no deferred queue, no logging). */
-    [QP_MAX_BACKOFF] = {"maximal_backoff_time", NULL, T_TIME, "4000s", 1,
-                        1000000000},
-    [QP_QUEUE_RUN_DELAY] = {"queue_run_delay", NULL, T_TIME, "300s", 1,
-                            1000000000},
-    [QP_FEEDBACK_DEBUG] = {"destination_concurrency_feedback_debug", NULL,
-                           T_BOOL, "no", 0, 1},
-};
-
-/* Built-in per-transport defaults (S-EV-3): Postfix's local(8) delivers to
- * one recipient at a time and at most 2 in parallel per recipient. */
-static const struct {
-    const char *transport;
-    int id;
-    long long value;
-} qp_builtin[] = {
-    {"local", QP_DEST_RCPT_LIMIT, 1},
-    {"local", QP_DEST_CONC_LIMIT, 2},
-};
-
 /* One TRANSPORT_suffix setting.  Few are expected, so a list searched
- * linearly (and only when a transport is created) is enough. */
+ * linearly (and only when a transport is created) is enough.
+ * transport: the master.cf name, owned (copied at qs_params_set);
+ * id: which per-transport parameter (always < QP_NUM_TRANSPORT_PARAMS);
+ * value or fb: the parsed value, fb only for the two feedback ids, as
+ * in struct qs_params below. */
 struct qp_override {
     char *transport;
     int id;
@@ -173,7 +54,13 @@ struct qp_override {
 /* Global values (as set, else the default) and the overrides.  A feedback
  * parameter keeps its parsed form in fb[], the others their value: two
  * arrays indexed by parameter id, so that a look-up is one index, and
- * every value is parsed once, when it is set, never at each use. */
+ * every value is parsed once, when it is set, never at each use.
+ * value[] holds times in seconds and yes/no as 1/0, so that readers need
+ * not know a parameter's syntax.  ov, nov, cap: the override list, its
+ * length and its allocated length (grown by doubling).  The store keeps
+ * what was set, not what it means: which of override, built-in default
+ * and global value wins is decided at each look-up (qs_param_int), so
+ * the order in which lines set them does not matter. */
 struct qs_params {
     long long value[QP_NUM_PARAMS];
     qs_feedback fb[QP_NUM_PARAMS];
@@ -183,7 +70,8 @@ struct qs_params {
 };
 
 /* The error text for a refused setting; at most two string arguments
- * (callers pad with "" to keep one format-checked signature). */
+ * (callers pad with "" to keep one format-checked signature).  err may be
+ * NULL: qs_params_new parses the defaults with no one to tell. */
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
                     const char *b)
 {
@@ -192,6 +80,10 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a,
 }
 
 /* Decimal integer, no sign, no spaces, at most 12 digits.
+ * Why not strtoll: it skips leading blanks, accepts a sign and a "0x"
+ * base only with base 0, and reports overflow through errno, so "-5",
+ * " 5" or "+5" would be half-accepted; main.cf values are unsigned
+ * decimals, and a stricter reader refuses the typo rather than guess.
  * Twelve digits cannot overflow 64 bits, so the range check after it is
  * the only limit a value meets.  Returns 0, -1 if s is not a decimal
  * number, -2 if it is one but has more than 12 digits (so that the caller
@@ -216,6 +108,9 @@ static int parse_int(const char *s, long long *out)
 
 /* 1 if the decimal number s has more than 12 digits once its leading
  * zeros are ignored: a number too big for any parameter. */
+/* It exists because parse_int stops at 12 digits whatever they are:
+ * "0000000000000005" is well-formed and small, and must be called a bad
+ * number (-1 from parse_int's caller), not "out of range". */
 static int too_many_digits(const char *s)
 {
     s += strspn(s, "0");
@@ -223,6 +118,9 @@ static int too_many_digits(const char *s)
 }
 
 /* Time: integer with optional unit s, m, h, d, w (Postfix time syntax).
+ * A bare number is seconds, Postfix's default unit for these parameters
+ * (refill delay, backoff times); the unit letter is the last character
+ * and only one is allowed ("1h30m" is refused).
  * The result is in seconds, the unit of virtual time, and at most 10^9
  * (tested before multiplying, so nothing overflows).  Returns 0, -1 if
  * malformed, -2 if well-formed but beyond 10^9 seconds. */
@@ -243,6 +141,8 @@ static int parse_time(const char *s, long long *out)
     case 'w': mult = 604800; buf[len - 1] = 0; break;
     default: break;
     }
+    /* The bound is compared as v > 10^9 / mult, a division, so that the
+     * test itself cannot overflow even for 12-digit weeks. */
     if ((rc = parse_int(buf, &v)) == -1)
         return -1;
     if (rc == -2 ? too_many_digits(buf) : v > 1000000000LL / mult)
@@ -254,6 +154,12 @@ static int parse_time(const char *s, long long *out)
 }
 
 /* Non-negative decimal number with optional fraction: 1, 0.25, .5
+ * Used only for feedback values (S-CON-2), the one place where main.cf
+ * takes a fraction.  [s, end) is a piece of the text (either side of the
+ * '/'), copied into a bounded buffer since strtod needs a terminator.
+ * The value is exact for the fractions the document uses (1, 0.5, 0.25)
+ * and correctly rounded otherwise by a conforming strtod: the same
+ * double on every platform, which byte-identical traces require.
  * The characters are checked first, so strtod only ever sees plain
  * decimals (no exponents, hex, inf or nan, which it would also accept). */
 static int parse_number(const char *s, const char *end, double *out)
@@ -325,7 +231,11 @@ int qs_feedback_parse(const char *text, qs_feedback *fb, char *err,
             fb->base = x / y;
         }
     }
-    /* Written so that a NaN would fail too (every comparison with NaN is
+    /* Why [0,1] (S-CON-2): the document's hysteresis adds at most one
+     * step per delivery ("while (success >= 1) concurrency += 1"); a
+     * feedback above 1 would add several at once and bring back the
+     * overshoot the clamp then has to cut (S-CON-5).
+     * Written so that a NaN would fail too (every comparison with NaN is
      * false), though parse_number cannot produce one. */
     if (!(fb->base >= 0 && fb->base <= 1)) {
         set_err(err, errlen,
@@ -341,7 +251,14 @@ bad:
     return -1;
 }
 
-/* Parse VALUE by the syntax of parameter id and check its range. */
+/* Parse VALUE by the syntax of parameter id and check its range.
+ * Three kinds of refusal, each with its own message, because the user's
+ * fix differs: a malformed value ("bad number", "bad time", "bad
+ * boolean": wrong syntax), a value outside the row's [min, max] ("out of
+ * range", with the range, so the fix is in the message), and a rate delay
+ * other than 0 ("not modelled": legal for Postfix, outside qsched's
+ * model).  On success *iv (or *fb for a feedback) holds the value and the
+ * store is changed by the caller, so a refused value changes nothing. */
 static int parse_value(int id, const char *value, long long *iv,
                        qs_feedback *fb, char *err, size_t errlen)
 {
@@ -407,7 +324,11 @@ static int parse_value(int id, const char *value, long long *iv,
 }
 
 /* The transport part of TRANSPORT_suffix: the event language's
- * transport names (lower case, digits, '-'), which have no '_'. */
+ * transport names (lower case, digits, '-'), which have no '_'.
+ * That restriction is what makes TRANSPORT_suffix unambiguous: the first
+ * '_' of the name ends the transport, so "smtp_delivery_slot_cost" can
+ * only be the suffix delivery_slot_cost of smtp (S-EV-2, spec/events.md:
+ * "the transport part is everything before the first _"). */
 static int valid_transport_name(const char *s, size_t len)
 {
     size_t i;
@@ -421,7 +342,8 @@ static int valid_transport_name(const char *s, size_t len)
 }
 
 /* Every parameter at its default (parsed from the table's text, so that
- * `qsched -d` prints exactly what is used). */
+ * `qsched -d` prints exactly what is used).  No overrides yet: calloc
+ * leaves the list empty.  NULL only when memory runs out. */
 qs_params *qs_params_new(void)
 {
     qs_params *p = calloc(1, sizeof *p);
@@ -474,6 +396,8 @@ qs_params *qs_params_clone(const qs_params *p)
     return c;
 }
 
+/* Frees the store and every override's transport name; NULL is a no-op,
+ * as for free(), so error paths need not test. */
 void qs_params_free(qs_params *p)
 {
     size_t i;
@@ -498,7 +422,18 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
     qs_feedback fb = {0, 0, 0};
     const char *us;
     size_t i;
-    /* The named readings (spec/readings.md): qsched_reading_NAME = WORD. */
+    /* The search order is the whole resolution of names:
+     *   1. a global name (qp_defs[].global_name), exactly;
+     *   2. else TRANSPORT_suffix for a per-transport row, where TRANSPORT
+     *      is a valid transport name and not "default";
+     *   3. else an unknown parameter (an error, not ignored: a misspelt
+     *      knob that silently did nothing would make a trace that looks
+     *      right for the wrong reason).
+     * Global names first: they win over a transport named "default" or
+     * "initial".  initial_destination_concurrency would otherwise read as
+     * the override "destination_concurrency" of a transport "initial".
+     * Before all of them, qsched_reading_NAME: a named reading of the
+     * document (spec/readings.md), one of its words. */
     if (strncmp(name, "qsched_reading_", 15) == 0) {
         int r = qs_reading_find(name), v;
         if (r < 0) {
@@ -520,9 +455,6 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
         p->reading[r] = v;
         return 0;
     }
-    /* Global names first: they win over a transport named "default" or
-     * "initial".  initial_destination_concurrency would otherwise read as
-     * the override "destination_concurrency" of a transport "initial". */
     for (id = 0; id < QP_NUM_PARAMS; id++) {
         if (strcmp(name, qp_defs[id].global_name) == 0) {
             if (parse_value(id, value, &iv, &fb, err, errlen) < 0)
@@ -532,7 +464,12 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
             return 0;
         }
     }
-    /* TRANSPORT_suffix: transport names have no underscore (S-EV-2). */
+    /* TRANSPORT_suffix: transport names have no underscore (S-EV-2).
+     * "default_" is excluded although "default" is a valid transport
+     * name: default_x that is not a global name is a misspelt global
+     * parameter, and reporting it as unknown is the useful message.
+     * Only per-transport rows (id < QP_NUM_TRANSPORT_PARAMS) have a
+     * suffix; a global-only parameter cannot be overridden. */
     us = strchr(name, '_');
     if (us && valid_transport_name(name, (size_t)(us - name)) &&
         strncmp(name, "default_", 8) != 0) {
@@ -582,7 +519,11 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
     return -1;
 }
 
-/* The parameters of main.cf, then the named readings (document profile
+/* The table for `qsched -d` and the C API (qsched.h): the i-th
+ * parameter's global name and default text, i < qs_params_count().
+ * They expose the table, never the values set, so a listing is the same
+ * for every stream. */
+/* The named readings come after the parameters (document profile
  * defaults). */
 size_t qs_params_count(void) { return QP_NUM_PARAMS + QR_COUNT; }
 
@@ -602,12 +543,16 @@ const char *qs_params_default(size_t i)
     return qp_defs[i].def;
 }
 
+/* A named reading as the stream set it (value index), or -1. */
 int qs_param_reading(const qs_params *p, int r)
 {
     return r >= 0 && r < QR_COUNT ? p->reading[r] : -1;
 }
 
-/* The TRANSPORT_suffix setting of parameter id for transport, if any. */
+/* The TRANSPORT_suffix setting of parameter id for transport, if any.
+ * A linear search: it runs once per parameter when a transport is
+ * created (qsi_transport_obtain copies the resolved values into the
+ * transport), never per scheduling decision. */
 static const struct qp_override *find_override(const qs_params *p,
                                                const char *transport, int id)
 {
@@ -633,14 +578,16 @@ int64_t qs_param_int(const qs_params *p, const char *transport, int id)
     if (o)
         return o->value;
     if (transport)
-        for (i = 0; i < sizeof qp_builtin / sizeof qp_builtin[0]; i++)
+        for (i = 0; i < qp_nbuiltin; i++)
             if (qp_builtin[i].id == id &&
                 strcmp(qp_builtin[i].transport, transport) == 0)
                 return qp_builtin[i].value;
     return p->value[id];
 }
 
-/* The same for a feedback parameter (no built-in defaults exist). */
+/* The same for a feedback parameter (no built-in defaults exist).
+ * The result is the parsed form; what a sqrt form means in each profile
+ * (S-PFX-7) is decided by the caller, which knows the profile. */
 qs_feedback qs_param_feedback(const qs_params *p, const char *transport,
                               int id)
 {
@@ -648,7 +595,13 @@ qs_feedback qs_param_feedback(const qs_params *p, const char *transport,
     return o ? o->fb : p->fb[id];
 }
 
-/* The overrides in the order set, for qs_sched_new's profile checks. */
+/* The overrides in the order set, for qs_sched_new's profile checks.
+ * Why an iterator: some values are legal only in one profile (a
+ * concurrency limit of 0 exists only in the postfix profile, S-EV-5), and
+ * the store does not know the profile; qs_sched_new walks every override
+ * and refuses the stream if one is out of its profile's range, naming the
+ * transport.  The order is the order set, so the first offender reported
+ * is the first one written. */
 size_t qs_param_override_count(const qs_params *p) { return p->nov; }
 
 void qs_param_override(const qs_params *p, size_t i, const char **transport,

@@ -158,7 +158,10 @@ int qsi_postfix(const qs_sched *s)
 
 /* ---- transports ---- */
 
-/* A per-transport parameter as resolved for transport t (params.c). */
+/* A per-transport parameter as resolved for transport t (params.c):
+ * override, else built-in default, else global value (S-EV-2, S-EV-3).
+ * Only qsi_transport_obtain calls it; after that the value lives in a
+ * field of qs_transport and no rule looks a parameter up by name. */
 static int64_t pint(const qs_sched *s, const char *t, int id)
 {
     return qs_param_int(s->params, t, id);
@@ -233,7 +236,13 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
             }
         }
     }
-    /* blocker tags start odd; jobs and queues start at 0: unmarked */
+    /* blocker tags start odd; jobs and queues start at 0: unmarked.
+     * A job or queue is a blocker while its tag equals the transport's;
+     * releasing all blockers at once (S-PFX-13, reading R-13 all) is then
+     * one step of the transport's tag (by 2: it stays odd, so never equals
+     * the 0 of an unmarked object) instead of a walk over every marked
+     * job; the document profile releases only the blockers waiting at the
+     * freed destination, by clearing their tags (S-PRE-12). */
     t->blocker_tag = 1;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
      * The first job linked on this transport takes them all. */
@@ -421,8 +430,13 @@ int qs_advance(qs_sched *s, int64_t now, char *err, size_t errlen)
  * --stats; stream generators (qsched gen, the fuzz harnesses) use the
  * clock and the in-flight queries to write only valid `done` lines. */
 
+/* The virtual clock in seconds: the last `at T`, 0 before any.  A
+ * generator needs it to write times that do not go backwards (S-EV-6). */
 int64_t qs_now(const qs_sched *s) { return s->now; }
 
+/* The handle the next selected delivery will get: handles are handed
+ * out in order from D1 and never reused (S-EV-8), so a trace's Dn lines
+ * can be predicted and a stale `done` told from a future one. */
 int64_t qs_next_handle(const qs_sched *s) { return s->next_handle; }
 
 /* Whether `done Dhandle` would be accepted now. */
@@ -431,6 +445,8 @@ int qs_in_flight(const qs_sched *s, int64_t handle)
     return qs_map_get(&s->inflight, NULL, (uint64_t)handle) != NULL;
 }
 
+/* Deliveries selected and not yet done, over all transports: the sum of
+ * the queues' busy counts (S-INV-3 checks it). */
 size_t qs_in_flight_count(const qs_sched *s) { return s->inflight.count; }
 
 /* qsort order for handles (no subtraction: it could overflow). */
@@ -477,6 +493,8 @@ void qs_get_stats(const qs_sched *s, qs_stats *st)
                                                s->active_count);
 }
 
+/* Transports created so far: one per transport name that a read
+ * recipient used, never removed (their parameters are resolved once). */
 size_t qs_transport_count(const qs_sched *s) { return s->ntransports; }
 
 /* The i-th transport in creation order (the order --stats prints);

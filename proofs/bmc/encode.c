@@ -1,9 +1,9 @@
 /*
  * encode.c - the bounded model checker's view of qs_encode_state.
  *
- * Owns: a strict parser of the text qs_encode_state (src/check.c) writes,
- * and the canonical state key built from it.  Why parse instead of hashing
- * the text as it is: the text names objects by message id, handle and
+ * Owns: a strict parser of the text qs_encode_state (src/state_text.c)
+ * writes, and the canonical state key built from it.  Why parse instead of
+ * hashing the text as it is: the text names objects by message id, handle and
  * absolute time, so two runs that differ only by which ids were used, how
  * many deliveries happened before, or when everything started would count
  * as different states.  The key renames messages by their rank on the

@@ -36,7 +36,9 @@ the scenarios in \`tests/sim/scenarios/\`; the tolerances are tested by
 \`tests/sh/sim-figures.sh\` in \`make check\`. The simulator is described in
 [sim.md](sim.md) and specified in [../spec/sim.md](../spec/sim.md).*
 
-The core (src/sched.c, the nqmgr of the document) decides every delivery;
+The core (the src/ files of CORE_SRC in the Makefile, one file per concept
+of the document, mapped in docs/architecture.md: the nqmgr of the
+document) decides every delivery;
 the simulator plays the delivery agents and the remote servers in virtual
 time and turns their behaviour into \`done\` outcomes (S-EV-9). Every run of
 the nqmgr policy can be replayed with plain \`qsched\` from its \`--trace\`

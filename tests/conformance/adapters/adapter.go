@@ -68,6 +68,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -342,6 +343,10 @@ func main() {
 	}
 	for {
 		text, rerr := in.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			lineno++
+			fail(rerr) // a read error is not the end of the stream
+		}
 		if rerr != nil && text == "" {
 			break
 		}

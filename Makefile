@@ -168,3 +168,4 @@ bench: $(BUILD)/qsched
 -include tests/conformance.mk
 -include tests/experiments.mk
 -include docs/playground/playground.mk
+-include tests/postfix/postfix.mk

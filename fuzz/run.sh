@@ -50,7 +50,7 @@ copy_small() {
 }
 
 make_seeds() { # builddir
-    for h in text struct; do
+    for h in text struct postfix; do
         d=$1/seeds/$h
         rm -rf "$d"
         mkdir -p "$d"

@@ -45,6 +45,7 @@ struct qs_batch_rcpt {
     size_t group;
     int64_t index;    /* 1-based within the group */
     int64_t ordinal;  /* 1-based within the message */
+    int deferred;     /* postfix profile: its destination was dead */
 };
 
 /* S-EV-4: with a destination recipient limit of 1 the destination is the
@@ -108,25 +109,113 @@ static int batch_cmp(const qs_sched *s, const qs_message *m,
     return strcmp(da, db);
 }
 
+/* ASCII case-insensitive comparison, as Postfix compares domains when
+ * SMTPUTF8 is off (strcasecmp_utf8). */
+static int domain_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
+        int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
+        if (ca != cb || !ca)
+            return (unsigned char)ca - (unsigned char)cb;
+    }
+}
+
+/* S-PFX-11: before it resolves a batch, Postfix sorts it by recipient
+ * domain, then by address; the resolver then meets the transports and
+ * destinations in that order (and defers recipients of dead destinations
+ * in that order). */
+static int resolve_cmp(const qs_sched *s, const qs_message *m,
+                       const struct qs_batch_rcpt *a,
+                       const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga = &m->groups[a->group];
+    const qs_mgroup *gb = &m->groups[b->group];
+    char da[512], db[512];
+    qs_transport one;
+    int c = domain_cmp(ga->nexthop, gb->nexthop);
+    (void)s;
+    if (c)
+        return c;
+    memset(&one, 0, sizeof one);
+    one.dest_rcpt_limit = 1; /* full address LOCAL@NEXTHOP */
+    rcpt_dest(&one, ga, a, da, sizeof da);
+    rcpt_dest(&one, gb, b, db, sizeof db);
+    return strcmp(da, db);
+}
+
+typedef int (*batch_cmp_fn)(const qs_sched *, const qs_message *,
+                            const struct qs_batch_rcpt *,
+                            const struct qs_batch_rcpt *);
+
 /* Stable merge sort with context (qsort has neither): stability keeps
  * equal recipients in written order, which makes the result independent
  * of the C library's qsort. */
 static void batch_sort(const qs_sched *s, const qs_message *m,
-                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
-                       size_t n)
+                       batch_cmp_fn cmp, struct qs_batch_rcpt *v,
+                       struct qs_batch_rcpt *tmp, size_t n)
 {
     size_t mid = n / 2, i = 0, j = mid, k = 0;
     if (n < 2)
         return;
-    batch_sort(s, m, v, tmp, mid);
-    batch_sort(s, m, v + mid, tmp, n - mid);
+    batch_sort(s, m, cmp, v, tmp, mid);
+    batch_sort(s, m, cmp, v + mid, tmp, n - mid);
     while (i < mid && j < n)
-        tmp[k++] = batch_cmp(s, m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+        tmp[k++] = cmp(s, m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
     while (i < mid)
         tmp[k++] = v[i++];
     while (j < n)
         tmp[k++] = v[j++];
     memcpy(v, tmp, n * sizeof *v);
+}
+
+/* S-CON-9: a run of recipients deferred because their destination is
+ * dead (spec/trace.md, `defer`). */
+static void defer_run_emit(qs_sched *s, const qs_message *m, qs_queue *q,
+                           int64_t n)
+{
+    qs_trace r;
+    if (n <= 0)
+        return;
+    r = qsi_trace_init(QS_T_DEFER);
+    r.msg = m->id;
+    r.transport = q->transport->name;
+    r.dest = q->name;
+    r.n = n;
+    qsi_emit(s, &r);
+}
+
+/* Postfix profile: resolve the batch in Postfix's resolving order
+ * (S-PFX-11): create transports (S-PFX-13: each new one enters the round
+ * robin where it resumes) and destinations, and defer the recipients of
+ * dead destinations (S-CON-9), in runs in that order. */
+static void batch_resolve_postfix(qs_sched *s, qs_message *m, int64_t n)
+{
+    qs_queue *dead_q = NULL;
+    int64_t dead_run = 0, i;
+    char dest[512];
+    batch_sort(s, m, resolve_cmp, s->batch, s->batch + n, (size_t)n);
+    for (i = 0; i < n; i++) {
+        struct qs_batch_rcpt *b = &s->batch[i];
+        qs_mgroup *g = &m->groups[b->group];
+        qs_transport *t = qsi_transport_obtain(s, g->transport);
+        qs_queue *q;
+        rcpt_dest(t, g, b, dest, sizeof dest);
+        q = qsi_queue_obtain(s, t, dest);
+        b->deferred = q->dead;
+        if (!q->dead)
+            continue;
+        if (dead_q != q) {
+            defer_run_emit(s, m, dead_q, dead_run);
+            dead_run = 0;
+        }
+        dead_q = q;
+        dead_run++;
+        m->deferred++;
+        s->stats.recipients_deferred++;
+    }
+    defer_run_emit(s, m, dead_q, dead_run);
+    batch_sort(s, m, batch_cmp, s->batch, s->batch + n, (size_t)n);
 }
 
 /* Read up to `limit` recipients in the order written (S-MEM-1), resolve
@@ -162,8 +251,11 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     char dest[512];
     qs_trace r;
 
-    if (n <= 0)
+    if (n <= 0 && !m->end_unseen)
         return;
+    /* S-PFX-16: a read that fills its limit does not see whether any
+     * recipient is left; one that stops short has seen the end. */
+    m->end_unseen = qsi_postfix(s) && n == limit;
     /* The buffer is the scheduler's and only grows: a run reads many
      * batches, and reallocating for each would cost more than keeping
      * the largest. */
@@ -182,9 +274,12 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         s->batch[i].group = m->cur_group;
         s->batch[i].index = m->cur_offset + 1;
         s->batch[i].ordinal = ordinal_base + i + 1;
+        s->batch[i].deferred = 0;
         /* a transport exists from the first read naming it (its postfix
-         * profile warning, S-PFX-7, appears then) */
-        qsi_transport_obtain(s, g->transport);
+         * profile warning, S-PFX-7, appears then); the postfix profile
+         * creates transports in its resolve order instead (S-PFX-11) */
+        if (!qsi_postfix(s))
+            qsi_transport_obtain(s, g->transport);
         if (++m->cur_offset == g->count) {
             m->cur_group++;
             m->cur_offset = 0;
@@ -195,14 +290,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->rcpt_unread -= n;
     m->refill_time = s->now;
     s->stats.reads++;
-    if (qsi_postfix(s))
-        batch_sort(s, m, s->batch, s->batch + n, (size_t)n);
     r = qsi_trace_init(QS_T_READ);
     r.msg = m->id;
     r.n = n;
     r.a = m->rcpt_unread;
     r.b = limit;
     qsi_emit(s, &r);
+    if (qsi_postfix(s))
+        batch_resolve_postfix(s, m, n);
 
     /* Second pass: assign, in batch order (written order, or sorted). */
     for (i = 0; i < n; i++) {
@@ -219,19 +314,16 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
             last_group = b->group;
         }
         q = last_q;
+        if (b->deferred)
+            continue;   /* postfix profile: deferred while resolving */
         /* S-CON-9: recipients for a dead destination are deferred at once
          * (the document: a queue is instantiated "unless it's dead"). */
         /* Consecutive deferrals at one destination make one `defer` line
          * (a run); a new destination, or the end of the batch, closes the
          * run.  The recipients never enter core. */
         if (q->dead) {
-            if (dead_q != q && dead_run > 0) {
-                r = qsi_trace_init(QS_T_DEFER);
-                r.msg = m->id;
-                r.transport = dead_q->transport->name;
-                r.dest = dead_q->name;
-                r.n = dead_run;
-                qsi_emit(s, &r);
+            if (dead_q != q) {
+                defer_run_emit(s, m, dead_q, dead_run);
                 dead_run = 0;
             }
             dead_q = q;
@@ -267,21 +359,24 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
             t->peak_in_core = t->in_core;
         s->in_core++;
     }
-    if (dead_run > 0) {
-        r = qsi_trace_init(QS_T_DEFER);
-        r.msg = m->id;
-        r.transport = dead_q->transport->name;
-        r.dest = dead_q->name;
-        r.n = dead_run;
-        qsi_emit(s, &r);
+    defer_run_emit(s, m, dead_q, dead_run);
+    /* S-PFX-20: the unread count of every job of the message changed:
+     * transports where one of them could be a candidate forget their
+     * cached answer. */
+    {
+        qs_job *j;
+        for (j = m->jobs; j; j = j->mnext)
+            if (QS_HAS_ENTRIES(j) && !QS_IS_BLOCKER(j))
+                QSI_CAND_RESET(j->transport);
     }
     if (s->in_core > s->stats.peak_in_core)
         s->stats.peak_in_core = s->in_core;
     /* Fully read: every job gives back what it does not need (S-MEM-5).
      * The document: a job keeps its slots "until all recipients of its
      * message are read.  When this happens, all unused recipient slots are
-     * transferred to the next job" with unread recipients. */
-    if (m->rcpt_unread == 0) {
+     * transferred to the next job" with unread recipients.  "Fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
+    if (!QS_UNREAD(m)) {
         qs_job *j;
         for (j = m->jobs; j; j = j->mnext)
             qsi_job_move_limits(s, j);

@@ -126,6 +126,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
+    s->queue_count++;
     qsi_map_put(&t->queues, q->name, 0, q);
     q->prev = t->qtail;
     if (t->qtail)
@@ -143,10 +144,11 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
  * destination that was throttled to 1, drained, and gets mail again starts
  * over at the initial concurrency.  The document does not say so; it
  * follows from Postfix keeping queues only while they hold something, and
- * qsched reproduces it because it is visible in every trace (reading R-1
- * idle_window = discard; keep is the other reading).  A dead queue, by
- * contrast, must stay: it is the memory that the destination is dead, and
- * new recipients for it are deferred (S-CON-9) until revival. */
+ * qsched reproduces it because it is visible in every trace.  A dead
+ * queue, by contrast, must stay: it is the memory that the destination is
+ * dead, and new recipients for it are deferred (S-CON-9) until revival.
+ * s->queue_count counts the destinations (S-PFX-19).  This is reading R-1
+ * idle_window = discard; keep is the other reading. */
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
@@ -157,6 +159,7 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
      * (keep). */
     if (QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP)
         return;
+    s->queue_count--;
     if (q->ready)
         t->ready_queues--;
     qs_map_del(&t->queues, q->name, 0);

@@ -87,8 +87,15 @@ enum gen_mix {
     MIX_BLOCKERS,
     MIX_LOCAL,
     MIX_MIXED,
+    /* Named only (issue 14, differential testing against Postfix): a seed
+     * without --mix still chooses among the mixes above, so existing
+     * seeds keep naming the same streams. */
+    MIX_TRANSPORTS,
+    MIX_BULK,
+    MIX_OVERRIDES,
     MIX_COUNT
 };
+#define MIX_BY_SEED (MIX_MIXED + 1)
 
 static const struct {
     const char *name;
@@ -108,6 +115,12 @@ static const struct {
     [MIX_LOCAL] = {"local", "the local transport (recipient limit 1: "
                    "LOCAL@NEXTHOP destinations) next to smtp"},
     [MIX_MIXED] = {"mixed", "a random union of the knobs above"},
+    [MIX_TRANSPORTS] = {"transports", "four transports, two with recipient "
+                        "limit 1, their own process and concurrency limits"},
+    [MIX_BULK] = {"bulk", "large messages read in many batches: refill "
+                  "limits and delays, small pools, the incoming queue"},
+    [MIX_OVERRIDES] = {"overrides", "TRANSPORT_suffix overrides of every "
+                       "per-transport parameter on smtp and relay"},
 };
 
 /* ---- the generator ---- */
@@ -179,6 +192,22 @@ static void param(gen *g, const char *name, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(value, sizeof value, fmt, ap);
     va_end(ap);
+    if (qs_params_set(g->params, name, value, err, sizeof err) < 0)
+        gen_fatal("a generated parameter was refused", err);
+    gen_printf(g, "%s = %s", name, value);
+    gen_write(g);
+}
+
+/* TRANSPORT_suffix = VALUE (S-EV-2, a per-transport override). */
+static void tparam(gen *g, const char *transport, const char *suffix,
+                   const char *fmt, ...)
+{
+    char name[128], value[64], err[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    snprintf(name, sizeof name, "%s_%s", transport, suffix);
     if (qs_params_set(g->params, name, value, err, sizeof err) < 0)
         gen_fatal("a generated parameter was refused", err);
     gen_printf(g, "%s = %s", name, value);
@@ -324,6 +353,98 @@ static void knobs_local(gen *g)
     g->local_pct = 60;
 }
 
+/* Several transports: two domain-based, two with per-recipient
+ * destinations (recipient limit 1, S-EV-4), each with its own limits. */
+static void knobs_transports(gen *g)
+{
+    static const char *names[] = {"smtp", "relay", "lmtp", "pipe"};
+    int i;
+    for (i = 0; i < 4; i++)
+        g->transports[i] = names[i];
+    g->ntransports = 4;
+    param(g, "lmtp_destination_recipient_limit", "1");
+    param(g, "pipe_destination_recipient_limit", "1");
+    for (i = 0; i < 4; i++) {
+        if (rng_pct(&g->rng, 50))
+            tparam(g, names[i], "process_limit",
+                   "%d", (int)rng_range(&g->rng, 1, 4));
+        if (rng_pct(&g->rng, 40))
+            tparam(g, names[i], "destination_concurrency_limit",
+                   "%d", (int)rng_range(&g->rng, 1, 4));
+    }
+    param(g, "default_delivery_slot_cost", "%d",
+          (int)rng_range(&g->rng, 0, 4));
+    g->ndest = 3;
+    g->local_pct = 15;
+    g->max_groups = 5;
+}
+
+/* Bulk messages that do not fit in one batch: refills (S-MEM-7) by limit
+ * and by delay, small pools (S-MEM-5), and a waiting incoming queue. */
+static void knobs_bulk(gen *g)
+{
+    param(g, "qmgr_message_active_limit", "%d",
+          (int)rng_range(&g->rng, 2, 8));
+    param(g, "qmgr_message_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 20, 120));
+    param(g, "qmgr_message_recipient_minimum", "%d",
+          (int)rng_range(&g->rng, 1, 10));
+    param(g, "default_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 5, 80));
+    param(g, "default_extra_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 0, 40));
+    param(g, "default_recipient_refill_limit", "%d",
+          (int)rng_range(&g->rng, 1, 30));
+    param(g, "default_recipient_refill_delay", "%ds",
+          (int)rng_range(&g->rng, 1, 6));
+    param(g, "default_destination_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 2, 20));
+    param(g, "default_delivery_slot_cost", "%d",
+          (int)rng_range(&g->rng, 2, 5));
+    g->bulk_pct = 50;
+    g->bulk_min = 30;
+    g->bulk_max = 300;
+}
+
+/* Every per-transport parameter (S-EV-2), overridden on smtp or relay. */
+static void knobs_overrides(gen *g)
+{
+    static const char *t[] = {"smtp", "relay"};
+    const char *x = t[rng_below(&g->rng, 2)];
+    tparam(g, x, "delivery_slot_cost", "%d", (int)rng_range(&g->rng, 0, 5));
+    tparam(g, x, "delivery_slot_loan", "%d", (int)rng_range(&g->rng, 0, 5));
+    tparam(g, x, "delivery_slot_discount", "%d",
+           25 * (int)rng_range(&g->rng, 0, 4));
+    tparam(g, x, "minimum_delivery_slots", "%d",
+           (int)rng_range(&g->rng, 0, 4));
+    x = t[rng_below(&g->rng, 2)];
+    tparam(g, x, "destination_concurrency_limit",
+           "%d", (int)rng_range(&g->rng, 1, 6));
+    tparam(g, x, "initial_destination_concurrency",
+          "%d", (int)rng_range(&g->rng, 1, 4));
+    tparam(g, x, "destination_concurrency_failed_cohort_limit",
+          "%d", (int)rng_range(&g->rng, 0, 3));
+    tparam(g, x, "destination_concurrency_positive_feedback", "%s",
+          pick_feedback(g));
+    tparam(g, x, "destination_concurrency_negative_feedback", "%s",
+          pick_feedback(g));
+    x = t[rng_below(&g->rng, 2)];
+    tparam(g, x, "destination_recipient_limit", "%d",
+           (int)rng_range(&g->rng, 1, 6));
+    tparam(g, x, "process_limit", "%d", (int)rng_range(&g->rng, 1, 5));
+    tparam(g, x, "recipient_limit", "%d", (int)rng_range(&g->rng, 5, 60));
+    tparam(g, x, "extra_recipient_limit", "%d",
+           (int)rng_range(&g->rng, 0, 30));
+    tparam(g, x, "recipient_refill_limit", "%d",
+           (int)rng_range(&g->rng, 1, 20));
+    tparam(g, x, "recipient_refill_delay", "%ds",
+          (int)rng_range(&g->rng, 1, 5));
+    g->fail_pct = 15;
+    g->bulk_pct = 25;
+    g->bulk_min = 8;
+    g->bulk_max = 50;
+}
+
 /* The head of the stream: the profile line, then the parameters of the
  * mix, each written as a NAME = VALUE line and set on the API side too.
  * The defaults below are the traffic shape of a plain stream; knobs
@@ -376,6 +497,16 @@ static void gen_setup(gen *g)
         break;
     case MIX_LOCAL:
         knobs_local(g);
+        break;
+    case MIX_TRANSPORTS:
+        knobs_transports(g);
+        break;
+    case MIX_BULK:
+        knobs_bulk(g);
+        g->max_groups = 3;
+        break;
+    case MIX_OVERRIDES:
+        knobs_overrides(g);
         break;
     default:
         /* mixed: each group of knobs with probability 2/5 (at least one) */
@@ -649,7 +780,7 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
         profile = rng_pct(&g.rng, 50) ? QS_PROFILE_POSTFIX
                                       : QS_PROFILE_DOCUMENT;
     if (mix < 0)
-        mix = (int)rng_below(&g.rng, MIX_COUNT);
+        mix = (int)rng_below(&g.rng, MIX_BY_SEED);
     g.profile = (enum qs_profile)profile;
     g.mix = mix;
     g.out = out;

@@ -208,6 +208,8 @@ static void job_unlink(qs_sched *s, qs_job *job)
             break;
         }
     }
+    if (job == t->cand_cache || job == t->cand_current)
+        QSI_CAND_RESET(t);      /* S-PFX-20 */
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -283,6 +285,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     }
     if (job->stack_level < 0)
         job_link(s, job, revived);
+    QSI_CAND_RESET(t);          /* S-PFX-20: new recipients expected */
     /* The job may have been a blocker anywhere before where selection
      * starts: the next walk starts at the head (S-PRE-11).  R-14: under
      * walk_start (Postfix) the head also becomes the current job. */

@@ -95,7 +95,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
      * O(1) per job: the by-time list never reorders). */
     if (job == next) {
         for (next = next->tnext; next; next = next->tnext)
-            if (next->message->rcpt_unread > 0)
+            if (QS_UNREAD(next->message))
                 break;
         t->job_next_unread = next;
     }
@@ -141,24 +141,40 @@ void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
     for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
         if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
             continue;
-        if (sponsor->stack_level < 0 || m->rcpt_unread == 0)
+        if (sponsor->stack_level < 0 || !QS_UNREAD(m))
             qsi_job_move_limits(s, sponsor);
     }
-    if (m->rcpt_unread == 0)
+    if (!QS_UNREAD(m))
         qsi_job_move_limits(s, job);
 }
+
+static int message_finish(qs_sched *s, qs_message *m);
 
 /* Queue m for the end-of-event check (qsi_run_checks).  Checks are
  * deferred rather than done on the spot because a check may free the
  * message and its jobs, and the code that changed the counts (a selection
- * walk, a deferral loop) may still hold pointers to them. */
+ * walk, a deferral loop) may still hold pointers to them.  (The postfix
+ * profile checks on the spot where Postfix does: S-PFX-18 below; the
+ * callers there hold no pointer into the message.) */
 void qsi_message_schedule_check(qs_sched *s, qs_message *m)
 {
-    if (!m->check_pending) {
-        m->check_pending = 1;
+    if (m->check_pending)
+        return;
+    m->check_pending = 1;
+    if (!qsi_postfix(s)) {
         m->check_next = s->check_head;
         s->check_head = m;
+        return;
     }
+    /* S-PFX-18 (postfix profile): Postfix finishes with a message at the
+     * moment its last in-core recipient is dealt with (qmgr_entry_done
+     * calls qmgr_active_done): it reads more at once, or the message
+     * leaves at once, in the middle of whatever the event is doing (for
+     * example between the deferrals of a dying destination's entries).
+     * Only the waiting messages enter later, at the end of the event,
+     * when the queue manager's loop feeds the active queue. */
+    if (!message_finish(s, m))
+        m->check_pending = 0;
 }
 
 /* S-MEM-4: later batches: as many as the message's jobs' slots permit
@@ -180,28 +196,26 @@ void qsi_message_realloc(qs_sched *s, qs_message *m)
 }
 
 /* A message whose in-core recipients are all dealt with reads more, or
- * leaves the active queue, letting a waiting message in (S-MEM-2, S-MEM-7).
+ * leaves the active queue (S-MEM-2, S-MEM-7).
  *
  *     while nothing in core and some unread: read a batch
  *     nothing in core and nothing unread:
  *         free its jobs, leave the active queue (`leave`)
- *         while messages wait and the active queue has room:
- *             activate the oldest waiting message
  *
  * The loop is needed because a whole batch can be deferred as it is read
  * (every recipient for a dead destination), leaving the count at 0 again.
  * The document: reading happens "any time when all in-core recipients of
  * the message are dealt with (which may also mean they were deferred) but
  * there are still more in the queue file".  Returns 1 if m left (and was
- * freed). */
-static int message_check(qs_sched *s, qs_message *m)
+ * freed); the waiting messages are let in by the caller. */
+static int message_finish(qs_sched *s, qs_message *m)
 {
     qs_trace r;
     /* S-MEM-7: all in-core recipients dealt with, more unread: read.
      * (m is still marked check_pending, so the reads do not queue it.) */
-    while (m->rcpt_count == 0 && m->rcpt_unread > 0)
+    while (m->rcpt_count == 0 && QS_UNREAD(m))
         qsi_message_realloc(s, m);
-    if (m->rcpt_count > 0 || m->rcpt_unread > 0)
+    if (m->rcpt_count > 0 || QS_UNREAD(m))
         return 0;
     /* Done with the message.  Its jobs go first, so that each gives its
      * slots back and leaves its stack (refunding its parent) while the
@@ -228,9 +242,14 @@ static int message_check(qs_sched *s, qs_message *m)
     r.b = m->deferred;
     qsi_emit(s, &r);
     qsi_message_free(m);
-    /* The room it leaves lets waiting messages in, oldest first.  (The
-     * document's "incoming having priority" over the deferred queue has
-     * nothing to compete with: qsched has no deferred queue.) */
+    return 1;
+}
+
+/* S-MEM-2: the room a message leaves lets waiting messages in, oldest
+ * first.  (The document's "incoming having priority" over the deferred
+ * queue has nothing to compete with: qsched has no deferred queue.) */
+static void activate_waiting(qs_sched *s)
+{
     while (s->incoming_head && s->active_count < s->active_limit) {
         qs_message *w = s->incoming_head;
         s->incoming_count--;
@@ -239,6 +258,15 @@ static int message_check(qs_sched *s, qs_message *m)
             s->incoming_tail = NULL;
         qsi_message_activate(s, w);
     }
+}
+
+/* Document profile: a message that leaves lets waiting messages in at
+ * once. */
+static int message_check(qs_sched *s, qs_message *m)
+{
+    if (!message_finish(s, m))
+        return 0;
+    activate_waiting(s);
     return 1;
 }
 
@@ -256,6 +284,10 @@ void qsi_run_checks(qs_sched *s)
         if (!message_check(s, m))
             m->check_pending = 0; /* still active: may be queued again */
     }
+    /* S-PFX-18: the end of the event, where Postfix feeds the active
+     * queue (messages left during the event without a check). */
+    if (qsi_postfix(s))
+        activate_waiting(s);
 }
 
 /* S-MEM-2, S-MEM-3: enter the active queue; the first batch is at least

@@ -325,6 +325,14 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
      * to be found here. */
     p->refcount--;
     qsi_peer_free_if_unused(p);
+    /* S-PFX-19 (postfix profile): when a dead destination has nothing
+     * left and the queue manager holds more than twice
+     * qmgr_message_recipient_limit destinations in all, Postfix brings it
+     * back at once (and then discards it, empty), to keep the number of
+     * in-memory destinations bounded. */
+    if (qsi_postfix(s) && q->dead && !q->todo && !q->busy &&
+        s->queue_count > 2 * s->msg_rcpt_limit)
+        qsi_queue_revive(s, q, 0);
     /* S-CON-13: an alive queue with nothing pending or in flight goes
      * (R-1 idle_window). */
     qsi_queue_free_if_idle(s, q);

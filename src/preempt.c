@@ -180,6 +180,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     }
     qsi_job_parent_gone(job, parent);
     job->stack_level = 0;
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     qsi_emit(s, &r);
 }
 
@@ -321,7 +322,32 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
 static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                              int64_t *total, int64_t *max_slots)
 {
-    qs_job *best = job_candidate_scan(s, current, 1, delay, total, max_slots);
+    qs_transport *t = current->transport;
+    qs_job *best;
+    /* S-PFX-20 (postfix profile): Postfix answers from its candidate
+     * cache when the cached answer was found for this same current job,
+     * and either in this same second or the answer was "no candidate"
+     * (which no passing of time can change).  The answer is used as it
+     * is, even if the job has since become a blocker or no longer fits:
+     * Postfix clears the cache only at the changes listed in
+     * spec/profiles.md (S-PFX-20), not at every change. */
+    if (qsi_postfix(s) && t->cand_current == current &&
+        (t->cand_time == s->now || !t->cand_cache)) {
+        best = t->cand_cache;
+        *max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
+                                            current->selected_entries,
+                                            current->slots_available,
+                                            t->slot_cost);
+        if (best) {
+            *delay = s->now - best->message->queued_time + 1;
+            *total = QS_MAX_ENTRIES(best);
+        }
+        return best;
+    }
+    best = job_candidate_scan(s, current, 1, delay, total, max_slots);
+    t->cand_cache = best;
+    t->cand_current = current;
+    t->cand_time = s->now;
 #ifdef QSCHED_CROSSCHECK
     {
         /* Fuzz builds: the early stop must not change the answer. */
@@ -492,6 +518,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     t->job_walk = t->job_walk == current ? job : t->jhead;
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
         t->job_current = job;
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     /* The preempted job pays up front; the child counts the difference
      * between what it uses and what was paid (slots_used = -needed).
      * Paying at once, not per entry the child selects, matters once
@@ -508,8 +535,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * which "would really degrade performance".  Its share is half of what
      * is left of the extra pool, rounded up, so repeated preemptions never
      * drain it below zero; the normal pool goes negative by that amount
-     * (S-INV-5 allows down to -extra_recipient_limit). */
-    if (job->message->rcpt_unread > 0) {
+     * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
+     * is QS_UNREAD (S-PFX-16 in the postfix profile). */
+    if (QS_UNREAD(job->message)) {
         int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
                                             t->rcpt_unused);
         job->rcpt_limit += share;

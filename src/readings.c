@@ -7,7 +7,7 @@
  * `qsched -d`.  Value 0 of every switch is qsched's choice in the document
  * profile; the postfix profile takes another default only where a rule of
  * spec/profiles.md says Postfix does otherwise (S-PFX-4, S-PFX-5,
- * S-PFX-6, S-PFX-8, S-PFX-10, S-PFX-13, S-PFX-14).  Part of the core: constant data and lookups, no I/O.
+ * S-PFX-6, S-PFX-8, S-PFX-10, S-PFX-13, S-PFX-21).  Part of the core: constant data and lookups, no I/O.
  */
 #include <string.h>
 #include "readings.h"
@@ -21,9 +21,10 @@ static const qs_reading_def readings[QR_COUNT] = {
         "its window"},
     [QR_TRANSPORT_RR] = {
         "transport_rr", "qsched_reading_transport_rr", "R-2", "S-PRE-14",
-        {"last", "next", NULL}, QRV_RR_LAST, QRV_RR_NEXT,
+        {"last", "next", "rotate", NULL}, QRV_RR_LAST, QRV_RR_ROTATE,
         "round robin resumes after the last transport that delivered "
-        "(last), or at the transport that followed it then (next)"},
+        "(last), at the transport that followed it then (next), or as "
+        "Postfix's rotated transport list (rotate)"},
     [QR_CANDIDATE_FIT] = {
         "candidate_fit", "qsched_reading_candidate_fit", "R-3", "S-PRE-5",
         {"no_more_than", "less_than", NULL}, QRV_FIT_NO_MORE_THAN,

@@ -54,7 +54,7 @@ enum qs_reading_id {
 /* The values of each switch: the index of its word in the table of
  * readings.c.  Value 0 is the document profile's default everywhere. */
 enum { QRV_IDLE_DISCARD, QRV_IDLE_KEEP };
-enum { QRV_RR_LAST, QRV_RR_NEXT };
+enum { QRV_RR_LAST, QRV_RR_NEXT, QRV_RR_ROTATE };
 enum { QRV_FIT_NO_MORE_THAN, QRV_FIT_LESS_THAN };
 enum { QRV_GATE_AT_LEAST, QRV_GATE_MORE_THAN };
 enum { QRV_CREDIT_REQUIRED, QRV_CREDIT_IGNORED };

@@ -254,10 +254,33 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     else
         s->xhead = t;
     s->xtail = t;
-    if (!s->rr)
-        s->rr = t;
+    qsi_transport_ring_insert(s, t);
     s->ntransports++;
     return t;
+}
+
+/* S-PRE-14: the round-robin cycle.  Document profile: the creation order,
+ * a new transport goes last in the cycle.  S-PFX-13 (postfix profile;
+ * reading R-2 transport_rr = rotate): Postfix puts a new transport at the
+ * head of its transport list, which is where its round robin resumes, so
+ * the new transport is tried next. */
+void qsi_transport_ring_insert(qs_sched *s, qs_transport *t)
+{
+    qs_transport *before, *prev;
+    int rotate;
+    if (!s->rr) {
+        t->rr_next = t;
+        s->rr = t;
+        return;
+    }
+    rotate = QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE;
+    before = rotate ? s->rr : s->xhead;
+    for (prev = before; prev->rr_next != before; prev = prev->rr_next)
+        ;
+    prev->rr_next = t;
+    t->rr_next = before;
+    if (rotate)
+        s->rr = t;
 }
 
 /* ---- the public API: life cycle and time ---- */
@@ -320,6 +343,11 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->active_limit = qs_param_int(p, NULL, QP_ACTIVE_LIMIT);
     s->msg_rcpt_limit = qs_param_int(p, NULL, QP_MSG_RCPT_LIMIT);
     s->msg_rcpt_minimum = qs_param_int(p, NULL, QP_MSG_RCPT_MINIMUM);
+    /* S-PFX-15: when it starts, Postfix's queue manager raises
+     * qmgr_message_recipient_limit to qmgr_message_active_limit if it is
+     * smaller (with a warning in its log). */
+    if (qsi_postfix(s) && s->msg_rcpt_limit < s->active_limit)
+        s->msg_rcpt_limit = s->active_limit;
     s->min_backoff = qs_param_int(p, NULL, QP_MIN_BACKOFF);
     qs_map_init(&s->transports);
     qs_map_init(&s->messages);

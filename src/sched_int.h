@@ -195,11 +195,18 @@ struct qs_transport {
     qs_queue *qhead, *qtail;
     qs_map queues;            /* name -> queue */
     int64_t ready_queues;     /* alive, window > busy, todo > 0 */
+    /* S-PFX-20: Postfix's candidate cache (postfix profile only): the
+     * last answer of the candidate search (cand_cache, NULL = none), for
+     * which current job, and when; valid while cand_current is set */
+    qs_job *cand_cache, *cand_current;
+    int64_t cand_time;
     int64_t in_flight;        /* deliveries in flight: the process limit
                                  is compared with it (S-PRE-14) */
     /* statistics */
     int64_t deliveries, preemptions, in_core, peak_in_core;
-    qs_transport *next;       /* scheduler's transport list (round robin) */
+    qs_transport *next;       /* transports in creation order */
+    qs_transport *rr_next;    /* the round-robin cycle (S-PRE-14) */
+    uint64_t rr_round;        /* last postfix-profile select that tried it */
 };
 
 /* One recipient group of an arrive line, owned by the message. */
@@ -229,6 +236,7 @@ struct qs_message {
     int64_t rcpt_limit;       /* qmgr_message_recipient_minimum plus the
                                  slots of its jobs: how many recipients it
                                  may hold in core (S-MEM-4) */
+    int end_unseen;           /* S-PFX-16: the last read filled its limit */
     int64_t refill_time;      /* time of its latest batch (refill delay) */
     int64_t delivered, deferred;  /* recipients done, by outcome */
     int active;               /* in the active queue (not waiting) */
@@ -260,11 +268,14 @@ struct qs_sched {
      * qmgr_message_recipient_limit, qmgr_message_recipient_minimum,
      * minimal_backoff_time */
     int64_t active_limit, msg_rcpt_limit, msg_rcpt_minimum, min_backoff;
-    /* transports, in creation order; rr: where round robin starts
-     * (reading transport_rr = next), rr_last: the transport of the last
-     * round-robin delivery (transport_rr = last, S-PRE-14) */
+    /* transports, in creation order (next); the round-robin cycle
+     * (rr_next), and rr: where the next round-robin select starts
+     * (readings transport_rr = next and rotate); rr_last: the transport of
+     * the last round-robin delivery (transport_rr = last, S-PRE-14) */
     qs_transport *xhead, *xtail, *rr, *rr_last;
+    uint64_t rr_round;        /* rotate selects so far (S-PFX-13) */
     size_t ntransports;
+    int64_t queue_count;      /* destinations of all transports (S-PFX-19) */
     qs_map transports;
     /* messages */
     qs_map messages;          /* id -> message (active and incoming) */
@@ -299,6 +310,13 @@ struct qs_sched {
  * the safe side". */
 #define QS_MIN_ENTRIES(j) ((j)->read_entries)
 #define QS_MAX_ENTRIES(j) ((j)->read_entries + (j)->message->rcpt_unread)
+/* "The message is not fully read."  Document profile: recipients are left
+ * unread.  S-PFX-16 (postfix profile): Postfix knows that a message has no
+ * recipients left only when a read stops before its limit; after a read
+ * that fills its limit exactly, the message counts as not fully read (its
+ * queue file offset stays set) until a later read, which reads nothing,
+ * finds the end. */
+#define QS_UNREAD(m) ((m)->rcpt_unread > 0 || (m)->end_unseen)
 /* S-PRE-11: blocker marks are tags; see qs_transport.blocker_tag. */
 #define QS_IS_BLOCKER(j) ((j)->blocker_tag == (j)->transport->blocker_tag)
 
@@ -322,11 +340,14 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
 int qsi_postfix(const qs_sched *s);
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
+void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_update_ready(qs_queue *q);
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);
+/* S-PFX-20: forget the transport's cached candidate answer. */
+#define QSI_CAND_RESET(t) ((t)->cand_current = NULL)
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy);
 void qsi_feedback(qs_sched *s, qs_queue *q, enum qs_outcome outcome);
 

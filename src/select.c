@@ -60,7 +60,7 @@
  * Blocker marks are tags: a job or queue is marked when its tag equals its
  * transport's (odd) tag; a released job's tag is cleared, and adding 2 to
  * the transport's tag unmarks all of them at once, in O(1), which is what
- * Postfix's release of every blocker needs (S-PFX-13).
+ * Postfix's release of every blocker needs (S-PFX-21).
  */
 #include <string.h>
 #include "sched_int.h"
@@ -70,7 +70,7 @@
  * (R-13 blocker_release = pending: the blockers with a pending entry at
  * q), and the current job stays the job selected last (R-14 current_job =
  * last_selected); only the walk must go back far enough to reach them.
- * S-PFX-13 (postfix profile: blocker_release = all, current_job =
+ * S-PFX-21 (postfix profile: blocker_release = all, current_job =
  * walk_start): every blocker of the transport is released (a tag bump)
  * and selection restarts at the head, which becomes the current job. */
 void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
@@ -115,6 +115,7 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
          * next walk starts at the head and skips the blockers. */
         t->job_walk = t->jhead;
     }
+    QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
@@ -193,14 +194,14 @@ static qs_peer *job_peer_select(qs_sched *s, qs_job *job)
     qs_message *m = job->message;
     qs_transport *t = job->transport;
     qs_peer *p;
-    if (m->rcpt_unread > 0 &&
+    if (QS_UNREAD(m) &&
         (m->rcpt_limit - m->rcpt_count >= t->refill_limit ||
          (m->rcpt_limit > m->rcpt_count &&
           s->now - m->refill_time >= t->refill_delay)))
         qsi_message_realloc(s, m);
     if (QS_HAS_ENTRIES(job) && (p = peer_select(job)) != NULL)
         return p;
-    if (m->rcpt_unread > 0 && m->rcpt_limit > m->rcpt_count) {
+    if (QS_UNREAD(m) && m->rcpt_limit > m->rcpt_count) {
         qsi_message_realloc(s, m);
         if (QS_HAS_ENTRIES(job))
             return peer_select(job);
@@ -299,15 +300,19 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
              * job leaves its stack (S-PRE-9). */
             job->slots_available++;
             job->slots_used++;
+            /* S-PFX-20: a job other than the cached current job got
+             * closer to being a candidate. */
+            if (job != t->cand_current)
+                QSI_CAND_RESET(t);
             /* "The job whose entry was selected the last time is the so
              * called current job"; the jobs the walk passed are blockers. */
             t->job_current = job;
             t->job_walk = job;
             /* Done with this job for now: it leaves the job lists
-             * (S-PRE-2).  A job whose message still has unread
-             * recipients stays, since the next batch may bring it
-             * entries and its place in the list must be kept. */
-            if (!QS_HAS_ENTRIES(job) && job->message->rcpt_unread == 0)
+             * (S-PRE-2).  A job whose message is not fully read
+             * (QS_UNREAD, S-PFX-16) stays, since the next batch may bring
+             * it entries and its place in the list must be kept. */
+            if (!QS_HAS_ENTRIES(job) && !QS_UNREAD(job->message))
                 qsi_job_retire(s, job);
             return 1;
         } else if (QS_HAS_ENTRIES(job)) {
@@ -340,6 +345,57 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
     return 0;
 }
 
+/* S-PFX-17 (postfix profile): whether Postfix's round robin offers the
+ * transport a delivery agent.  Postfix adds up, over the transport's live
+ * destinations in the order they were created, min(window - deliveries in
+ * flight, pending entries), and offers the transport as soon as the sum
+ * reaches 1.  A destination with more deliveries in flight than its window
+ * (after negative feedback) adds a negative amount, so it can hide the room
+ * of the destinations after it. */
+static int postfix_offered(const qs_transport *t)
+{
+    const qs_queue *q;
+    int64_t need = 1;
+    if (t->in_flight >= t->process_limit)
+        return 0;
+    for (q = t->qhead; q; q = q->next) {
+        int64_t room = (int64_t)q->window - q->busy;
+        if (q->dead)
+            continue;
+        if ((need -= room < q->todo ? room : q->todo) <= 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* S-PRE-14, postfix profile (S-PFX-13).  Postfix's round robin
+ * (qmgr_transport_select) takes the first transport in its cycle that is
+ * below its process limit and that it offers an agent (S-PFX-17), and
+ * moves the
+ * cycle past it at once; a delivery agent is then handed to it and the
+ * entry selection runs.  If that gives nothing, the round robin offers the
+ * next transport, from wherever the cycle now starts (a transport created
+ * by a read during the failed selection comes first), until it offers one
+ * already tried in this select. */
+static int round_robin_postfix(qs_sched *s, qs_delivery *out)
+{
+    qs_transport *t;
+    size_t i;
+    s->rr_round++;
+    for (;;) {
+        t = s->rr;
+        for (i = 0; i < s->ntransports; i++, t = t->rr_next)
+            if (postfix_offered(t))
+                break;
+        if (i == s->ntransports || t->rr_round == s->rr_round)
+            return 0;
+        t->rr_round = s->rr_round;
+        s->rr = t->rr_next;
+        if (transport_entry_select(s, t, out))
+            return 1;
+    }
+}
+
 /* S-PRE-14: round robin over transports, skipping transports at their
  * process limit or without a destination that could take a delivery.
  * `select T` asks one transport only (a delivery agent of T is free);
@@ -363,22 +419,35 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
     (void)errlen;
     memset(out, 0, sizeof *out);
     if (transport) {
+        /* S-EV-8.  Document profile: a transport without a ready
+         * destination is idle at once.  S-PFX-14 (postfix profile): a
+         * delivery agent of the transport asks for work, and Postfix runs
+         * its entry selection whatever the state of the transport's
+         * destinations (qmgr_deliver), with everything that selection does
+         * on the way: a preemption attempt, blocker marks, retirements,
+         * and no current job left if it finds nothing. */
         t = qsi_transport_find(s, transport);
-        if (t && t->in_flight < t->process_limit && t->ready_queues > 0)
+        if (t && t->in_flight < t->process_limit &&
+            (t->ready_queues > 0 || qsi_postfix(s)))
             found = transport_entry_select(s, t, out);
+    } else if (s->rr &&
+               QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE) {
+        /* R-2 transport_rr = rotate: Postfix's round robin (S-PFX-13,
+         * S-PFX-17), the postfix profile's default */
+        found = round_robin_postfix(s, out);
     } else if (s->rr) {
         size_t i;
         /* R-2 transport_rr: "starts at the transport after the one that
-         * gave the previous round-robin delivery", that transport's
-         * successor now (last: a transport created since then right after
-         * it comes next), or the successor it had at the delivery (next:
-         * S-PFX-14, Postfix's rotation of its transport list). */
+         * gave the previous round-robin delivery": that transport's
+         * successor in the cycle now (last: a transport created since then
+         * comes next, the cycle being the creation order), or the
+         * successor it had at the delivery (next). */
         if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
-            t = s->rr_last && s->rr_last->next ? s->rr_last->next : s->xhead;
+            t = s->rr_last ? s->rr_last->rr_next : s->xhead;
         else
             t = s->rr;
         for (i = 0; i < s->ntransports; i++) {
-            qs_transport *nt = t->next ? t->next : s->xhead;
+            qs_transport *nt = t->rr_next;
             /* The round robin moves only when a transport delivers: the
              * next `select` starts with the transport after it. */
             if (t->in_flight < t->process_limit && t->ready_queues > 0 &&

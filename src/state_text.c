@@ -145,26 +145,32 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     if (buflen)
         buf[0] = 0;
     /* the scheduler: clock, next handle, in core, round robin (S-PRE-14):
-     * the transport the next select starts from (reading R-2
-     * transport_rr = next), or the one after which it starts (last: the
-     * document profile's; a transport created later changes where that
-     * is, so the transport itself is the state).  A state holds one
-     * reading, so one field serves. */
-    if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
-        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-                  (long long)s->next_handle, (long long)s->in_core,
-                  s->rr_last ? s->rr_last->name : "-");
-    else
-        sb_printf(&b, "T%lld H%lld C%lld R%s|", (long long)s->now,
-                  (long long)s->next_handle, (long long)s->in_core,
-                  s->rr ? s->rr->name : "-");
+     * the transport the next select starts from (readings transport_rr =
+     * next, rotate), or the one after which it starts (last: the document
+     * profile's; a transport created later changes where that is, so the
+     * transport itself is the state).  A state holds one reading, so one
+     * field serves. */
+    sb_printf(&b, "T%lld H%lld C%lld R%s", (long long)s->now,
+              (long long)s->next_handle, (long long)s->in_core,
+              QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST
+                  ? (s->rr_last ? s->rr_last->name : "-")
+                  : (s->rr ? s->rr->name : "-"));
+    if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE && s->rr) {
+        /* S-PFX-13: the round-robin cycle is not the creation order: the
+         * rest of it, after the transport where the next select starts */
+        for (t = s->rr->rr_next; t != s->rr; t = t->rr_next)
+            sb_printf(&b, ",%s", t->name);
+    }
+    sb_printf(&b, "|");
     /* active messages in activation order: the order of later batches
      * and of the by-time list.  The read cursor (g.offset) says where the
      * next batch starts; f, the last read time, decides the refill delay
-     * (S-MEM-7); l and c the room of the next batch (S-MEM-4). */
+     * (S-MEM-7); l and c the room of the next batch (S-MEM-4).  " e"
+     * (postfix profile): the last read filled its limit (S-PFX-16). */
     for (m = s->active_head; m; m = m->next)
-        sb_printf(&b, "M%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
-                  "x%lld;", m->id, (long long)m->queued_time, m->cur_group,
+        sb_printf(&b, "M%s%s q%lld g%zu.%lld u%lld c%lld l%lld f%lld d%lld "
+                  "x%lld;", m->id, m->end_unseen ? " e" : "",
+                  (long long)m->queued_time, m->cur_group,
                   (long long)m->cur_offset, (long long)m->rcpt_unread,
                   (long long)m->rcpt_count, (long long)m->rcpt_limit,
                   (long long)m->refill_time, (long long)m->delivered,
@@ -181,6 +187,12 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
                   (long long)t->rcpt_unused,
                   t->job_current ? t->job_current->message->id : "-",
                   t->job_next_unread ? t->job_next_unread->message->id : "-");
+        /* S-PFX-20: a valid candidate cache (the answer, its current job,
+         * its time); its jobs are the transport's, named by message */
+        if (t->cand_current)
+            sb_printf(&b, "C%s,%s,%lld|",
+                      t->cand_cache ? t->cand_cache->message->id : "-",
+                      t->cand_current->message->id, (long long)t->cand_time);
         /* each destination: the feedback state of the pseudocode
          * (concurrency, success, failure, fail_cohorts) written exactly
          * with %a, since a rounded decimal could merge two states that

@@ -73,12 +73,14 @@ coverage: $(BUILD)/qsched
 	@$(COVERAGE_QSCHED) -d >/dev/null
 	@$(COVERAGE_QSCHED) verify --readings tests/golden/rd-idle-window-discard.events \
 	  tests/golden/rd-idle-window-keep.expected >/dev/null; [ $$? -eq 1 ]
+	@# gcovr -o writes its report by replacing the file: never point it at
+	@# /dev/null (as root that turns the device into a regular file).
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
-	  --filter 'src/($(COVERAGE_FILTER))\.c$$' --print-summary -o /dev/null
+	  --filter 'src/($(COVERAGE_FILTER))\.c$$' --print-summary -o build/gcovr-core.txt
 	@echo "== gcovr: src/check.c, src/state_text.c (invariant checker, not gated)"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
-	  --filter 'src/(check|state_text)\.c$$' --print-summary -o /dev/null
+	  --filter 'src/(check|state_text)\.c$$' --print-summary -o build/gcovr-check.txt
 	@echo "== gate: the core without code no event stream can reach"
 	@cd $(COVERAGE_TREE) && python3 $(abspath tests/conformance/tools/coverage.py) \
 	  build/obj $(COVERAGE_MIN) $(COVERAGE_CORE)

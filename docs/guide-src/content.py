@@ -502,7 +502,7 @@ destination are unblocked at once" (S-PRE-12): the blockers with an entry
 waiting there. The current job stays the job selected last, but selection
 looks at the list from the head again, so a released job in front is served
 first. (Postfix releases every blocker and makes the head the current job:
-S-PFX-13.) "The jobs may be completed in arbitrary order."
+S-PFX-21.) "The jobs may be completed in arbitrary order."
 
 To block a job on purpose, give every destination a window of 1 and keep one
 delivery to it in flight. With a destination recipient limit of 1 each

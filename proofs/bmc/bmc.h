@@ -122,6 +122,7 @@ typedef struct enc_job {
 } enc_job;
 
 typedef struct enc_msg {
+    int e;                   /* postfix profile: end of recipients unseen */
     char id[16];
     long long q, gi, go, u, c, l, f, d, x;
 } enc_msg;
@@ -134,6 +135,9 @@ typedef struct enc_state {
     char wait[BMC_MAX_MSG][16];
     int has_transport;
     char tname[16];
+    /* postfix profile: the candidate cache (S-PFX-20), if valid */
+    int has_cache, cache, cache_cur;
+    long long cache_time;
     long long pool;
     int cur, unread;         /* message index or -1 */
     int nq;
@@ -221,6 +225,7 @@ typedef struct monitor {
     int expect_dead, saw_dead, expect_revive, saw_revive;
     int revive_expect_mask;  /* tick: destinations due to revive */
     int saw_candidate, cand_expected, cand_msg;
+    int cand_cached;        /* postfix: the answer comes from the cache */
     int last_dead_dest;      /* DEFER right after DEAD: entry deferrals */
     int delivered;           /* a deliver record this event */
     const enc_state *pre;    /* the state before this event */

@@ -281,6 +281,11 @@ int enc_parse(const char *text, enc_state *st, char *err, size_t errlen)
         m = &st->msg[st->nmsg++];
         lit(&c, "M");
         word(&c, " ", m->id, sizeof m->id);
+        /* postfix profile: " e" marks a message whose last read filled its
+         * limit (S-PFX-16): it still counts as unread */
+        m->e = peek(&c, " e ");
+        if (m->e)
+            lit(&c, " e");
         lit(&c, " q");
         m->q = num(&c);
         lit(&c, " g");
@@ -321,6 +326,17 @@ int enc_parse(const char *text, enc_state *st, char *err, size_t errlen)
         lit(&c, " un");
         st->unread = msg_ref(&c, st, "|");
         lit(&c, "|");
+        st->has_cache = 0;
+        if (peek(&c, "C")) {    /* postfix profile: the candidate cache */
+            st->has_cache = 1;
+            lit(&c, "C");
+            st->cache = msg_ref(&c, st, ",");
+            lit(&c, ",");
+            st->cache_cur = msg_ref(&c, st, ",");
+            lit(&c, ",");
+            st->cache_time = num(&c);
+            lit(&c, "|");
+        }
         while (peek(&c, "Q"))
             parse_queue(&c, st);
         while (peek(&c, "J"))
@@ -411,8 +427,9 @@ size_t enc_canonical(const enc_state *st, char *buf, size_t cap)
         putw(&o, m->u);
         putw(&o, m->c);
         putw(&o, m->l);
+        putw(&o, m->e);
         /* refill time: read only while recipients are unread */
-        putw(&o, m->u > 0 ? m->f - st->T : 0);
+        putw(&o, m->u > 0 || m->e ? m->f - st->T : 0);
         putw(&o, m->d);
         putw(&o, m->x);
     }
@@ -423,6 +440,15 @@ size_t enc_canonical(const enc_state *st, char *buf, size_t cap)
         putw(&o, st->pool);
         putw(&o, st->cur);
         putw(&o, st->unread);
+        /* the candidate cache: its answer and current job; its time only
+         * as "this second" (a remembered candidate is reused in the same
+         * second, a remembered "none" at any time) */
+        putw(&o, st->has_cache);
+        if (st->has_cache) {
+            putw(&o, st->cache);
+            putw(&o, st->cache_cur);
+            putw(&o, st->cache_time == st->T);
+        }
         for (i = 0; i < st->nq; i++) {
             const enc_queue *q = &st->q[i];
             putw(&o, TAG_Q);

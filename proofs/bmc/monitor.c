@@ -274,12 +274,34 @@ void mon_before_select(monitor *m)
     m->ev = L_SELECT;
     m->cand_expected = 0;
     m->cand_msg = -1;
+    m->cand_cached = 0;
     if (!m->live || !pre || x->k < 2 || pre->cur < 0)
         return;
-    for (d = 0; d < BMC_NDEST; d++) {
-        const mdest *q = &m->dest[d];
-        if (q->exists && !q->dead && q->window > q->inflight && q->todo > 0)
-            ready = 1;
+    if (m->profile == QS_PROFILE_POSTFIX) {
+        /* S-PFX-17: the round robin offers the transport when the running
+         * sum, over its live destinations in list order, of
+         * min(window - in flight, pending) reaches 1 */
+        long long need = 1;
+        for (i = 0; i < pre->nq && !ready; i++) {
+            const mdest *q;
+            long long room;
+            d = enc_dest_index(pre->q[i].name);
+            if (d < 0)
+                continue;
+            q = &m->dest[d];
+            if (!q->exists || q->dead)
+                continue;
+            room = q->window - q->inflight;
+            if ((need -= room < q->todo ? room : q->todo) <= 0)
+                ready = 1;
+        }
+    } else {
+        for (d = 0; d < BMC_NDEST; d++) {
+            const mdest *q = &m->dest[d];
+            if (q->exists && !q->dead && q->window > q->inflight &&
+                q->todo > 0)
+                ready = 1;
+        }
     }
     if (!ready)
         return;
@@ -291,6 +313,18 @@ void mon_before_select(monitor *m)
     if (cj->counter <= 0 ||
         max_entries(cj) < (long long)x->min_slots * x->k)
         return;
+    /* S-PFX-20: Postfix's candidate cache answers for the same current
+     * job in the same second, and a "none" at any time */
+    if (m->profile == QS_PROFILE_POSTFIX && pre->has_cache &&
+        pre->cache_cur == pre->cur &&
+        (pre->cache_time == pre->T || pre->cache < 0)) {
+        m->cand_cached = 1;
+        if (pre->cache >= 0) {
+            m->cand_expected = 1;
+            m->cand_msg = job_of(pre->msg[pre->cache].id);
+        }
+        return;
+    }
     max_slots = floor_div(todo_total(cj) + cj->counter, x->k);
     if (max_slots <= 0)
         return;
@@ -739,7 +773,8 @@ void mon_sink(void *ctx, const qs_trace *r)
                 mon_flag(m, P_CAND, "max_slots %lld, (unselected %d + "
                          "counter %lld)/%d = %lld", (long long)r->c,
                          todo_total(cj), cj->counter, m->mix->k, ms);
-            if (m->job[ji].blocker)
+            /* a remembered candidate (S-PFX-20) may have become one */
+            if (m->job[ji].blocker && !m->cand_cached)
                 mon_flag(m, P_CAND, "candidate %s is a blocker", r->msg2);
         }
         m->cand_msg = ji;

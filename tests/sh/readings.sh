@@ -201,10 +201,10 @@ else
     fail "after-first-event" "$(cat "$t/err")"
 fi
 # profile defaults: the postfix profile's own readings are its rules
-# (S-PFX-5, S-PFX-13, S-PFX-14): in the postfix profile a stream without a
+# (S-PFX-5, S-PFX-13, S-PFX-21): in the postfix profile a stream without a
 # reading line runs as with the postfix default set, and differently from
 # the document's reading where the stream tells them apart
-for spec in "transport-rr-last transport_rr next last differ" \
+for spec in "transport-rr-last transport_rr rotate last differ" \
     "current-job-last-selected current_job walk_start last_selected same" \
     "blocker-release-pending blocker_release all pending differ" \
     "safety-cohort-reset-skipped safety_cohort_reset done skipped same"; do

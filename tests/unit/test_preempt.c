@@ -447,7 +447,7 @@ static void test_stack_picture(void)
 }
 
 /* The same, with Postfix's readings of S-PRE-12 (R-13 blocker_release =
- * all, R-14 current_job = walk_start: S-PFX-13). */
+ * all, R-14 current_job = walk_start: S-PFX-21). */
 static const char *const picture_params_postfix_release[] = {
     "default_delivery_slot_cost", "2",
     "default_delivery_slot_discount", "0",
@@ -462,7 +462,7 @@ static const char *const picture_params_postfix_release[] = {
 
 /* The stream of tests/golden/pre-blocker-story-b.events: 7 and 4 blocked,
  * 1 completes, 7 unblocked and completed, 2 completed, 4 last.  With
- * postfix_release, the S-PRE-12 step as Postfix does it (S-PFX-13). */
+ * postfix_release, the S-PRE-12 step as Postfix does it (S-PFX-21). */
 static void test_blocker_story(int postfix_release)
 {
     harness *h = h_new(QS_PROFILE_DOCUMENT,
@@ -492,7 +492,7 @@ static void test_blocker_story(int postfix_release)
     h_joblist(h, "smtp", list, sizeof list);
     if (postfix_release)
         /* every blocker released; the head is the current job */
-        CHECK_EQ_STR("S-PFX-13 story: x free, all blockers released", list,
+        CHECK_EQ_STR("S-PFX-21 story: x free, all blockers released", list,
                      "*M7:2:P M4:1 M2:0 M3:0");
     else
         /* "all jobs which have peers for that destination are unblocked":

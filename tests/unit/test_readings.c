@@ -4,7 +4,7 @@
  *
  * Owns: the checks that the table says what spec/readings.md says (names,
  * values, qsched's choice per profile: the postfix profile's own defaults
- * are the rules S-PFX-4, -5, -6, -8, -10, -13, -14), that qsched_reading_NAME
+ * are the rules S-PFX-4, -5, -6, -8, -10, -13, -21), that qsched_reading_NAME
  * parameters are parsed and refused as documented, and that a scheduler
  * runs with the stream's value or else its profile's default.  The
  * behaviour of each reading is shown by tests/golden/rd-*.
@@ -22,7 +22,7 @@ static void test_table(void)
         size_t nvalues;
     } want[] = {
         {"idle_window", "discard", "discard", 2},
-        {"transport_rr", "last", "next", 2},
+        {"transport_rr", "last", "rotate", 3},
         {"candidate_fit", "no_more_than", "no_more_than", 2},
         {"min_slots_gate", "at_least", "at_least", 2},
         {"preempt_credit", "required", "required", 2},
@@ -145,7 +145,7 @@ static void test_in_force(void)
     CHECK("in force: postfix feedback with the delivery in busy (S-PFX-6)",
           qs_reading_in_force(x, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_BEFORE &&
               qs_reading_in_force(d, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_AFTER);
-    CHECK("in force: postfix blocker release is all (S-PFX-13)",
+    CHECK("in force: postfix blocker release is all (S-PFX-21)",
           qs_reading_in_force(x, QR_BLOCKER_RELEASE) == QRV_RELEASE_ALL &&
               qs_reading_in_force(x, QR_CURRENT_JOB) ==
                   QRV_CURRENT_WALK_START);

@@ -47,13 +47,14 @@
  */
 #include <stdio.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sched_int.h"
 
 /* The first broken invariant, as one line in err; returns -1.
  * Only the first: after one count has drifted, later checks that use it
  * would report consequences, not the cause. */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int qsi_check_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     if (err && errlen) {
@@ -68,7 +69,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 #define CHECK(cond, ...)                                                      \
     do {                                                                      \
         if (!(cond))                                                          \
-            return fail(err, errlen, __VA_ARGS__);                            \
+            return qsi_check_fail(err, errlen, __VA_ARGS__);                            \
     } while (0)
 
 /* S-INV-3: the queue's lists agree with its counters; S-INV-6: windows.
@@ -80,13 +81,15 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
  * goes below 1 (S-CON-7) and the clamp keeps it under the limit
  * (S-CON-5).  The ready flag must match its definition, since qs_select
  * trusts the transport's ready count to skip a transport. */
+int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
+                           const qs_queue *q, char *err, size_t errlen);
+
 static int check_queue(const qs_sched *s, const qs_transport *t,
                        const qs_queue *q, int64_t *busy_sum, char *err,
                        size_t errlen)
 {
     const qs_entry *e;
     int64_t todo = 0, busy = 0;
-    int ready;
     /* Pending entries: a handle is given only at selection, and an entry
      * is created for a recipient, so it is never empty.
      * Why the size bound holds: jobs.c adds a recipient to an existing
@@ -124,6 +127,20 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
           "queue %s:%s: todo/busy counts %lld/%lld, lists hold %lld/%lld",
           t->name, q->name, (long long)q->todo, (long long)q->busy,
           (long long)todo, (long long)busy);
+    *busy_sum += busy;
+    return qsi_check_queue_fields(s, t, q, err, errlen);
+}
+
+/* check_queue's tests that need no walk of the lists. */
+int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
+                              const qs_queue *q, char *err, size_t errlen)
+{
+    int ready;
+    CHECK(!q->todo_head == !q->todo_tail && !q->busy_head == !q->busy_tail &&
+          (q->todo == 0) == !q->todo_head && (q->busy == 0) == !q->busy_head &&
+          (!q->todo_head || (!q->todo_head->qprev && !q->todo_tail->qnext)) &&
+          (!q->busy_head || (!q->busy_head->qprev && !q->busy_tail->qnext)),
+          "queue %s:%s: broken list ends", t->name, q->name);
     /* Why a dead queue has nothing pending: death defers every pending
      * entry at once (S-CON-9, item 3), and a recipient read for a dead
      * destination is deferred at the read, never queued.  A pending entry
@@ -154,7 +171,6 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     ready = !q->dead && q->window > q->busy && q->todo > 0;
     CHECK(ready == q->ready, "queue %s:%s: stale ready flag", t->name,
           q->name);
-    *busy_sum += busy;
     return 0;
 }
 
@@ -282,8 +298,9 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
  * as the job's own rcpt_limit changes; without it a message could read
  * more than its jobs have room for, the loophole that sponsoring
  * (S-MEM-5) would open. */
-static int check_message(const qs_sched *s, const qs_message *m,
-                         int64_t *in_core_sum, char *err, size_t errlen)
+int qsi_check_message(const qs_sched *s, const qs_message *m,
+                         int64_t *in_core_sum, int counted, char *err,
+                         size_t errlen)
 {
     const qs_job *j;
     int64_t in_core = 0, job_limits = 0;
@@ -295,9 +312,19 @@ static int check_message(const qs_sched *s, const qs_message *m,
         for (p = j->peer_head; p; p = p->next) {
             const qs_entry *e;
             int64_t pt = 0, busy_refs;
-            for (e = p->ehead; e; e = e->pnext) {
-                rc += e->nrcpt;
-                pt++;
+            if (counted) {
+                /* the incremental checker: the entries as counted when
+                 * they were touched (ck_entry), not walked */
+                pt = p->ck_todo;
+                CHECK(p->refcount == p->ck_refs, "message %s: peer %s "
+                      "refcount %lld, entries hold %lld", m->id,
+                      p->queue->name, (long long)p->refcount,
+                      (long long)p->ck_refs);
+            } else {
+                for (e = p->ehead; e; e = e->pnext) {
+                    rc += e->nrcpt;
+                    pt++;
+                }
             }
             CHECK(pt == p->todo, "message %s: peer %s todo count", m->id,
                   p->queue->name);
@@ -314,7 +341,9 @@ static int check_message(const qs_sched *s, const qs_message *m,
         /* busy recipients of this job, found through its queues (an
          * in-flight entry is on its queue's busy list, no longer on its
          * peer's list) */
-        {
+        if (counted) {
+            rc = j->ck_rc;
+        } else {
             const qs_peer *pp;
             for (pp = j->peer_head; pp; pp = pp->next) {
                 const qs_entry *e;
@@ -380,7 +409,7 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
     const qs_message *m;
     int64_t in_core = 0, inflight = 0, active = 0;
     for (m = s->active_head; m; m = m->next) {
-        if (check_message(s, m, &in_core, err, errlen) < 0)
+        if (qsi_check_message(s, m, &in_core, 0, err, errlen) < 0)
             return -1;
         active++;
     }

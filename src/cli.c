@@ -97,8 +97,12 @@ static void usage(FILE *f)
           "timeline\n"
           "  --format view-json   the timeline's data alone (JSON)\n"
           "  --stats              print counters at the end\n"
-          "  --check-invariants   check the whole state after every event "
-          "(exit 3 if broken)\n"
+          "  --check-invariants   check what every event changed, and the "
+          "whole state at\n"
+          "                       the end (exit 3 if broken); =N: the whole "
+          "state every N\n"
+          "                       events too; =full: the whole state after "
+          "every event\n"
           "  --profile P          document (default) or postfix, as if the "
           "stream began\n"
           "                       with `profile P`\n"
@@ -158,10 +162,21 @@ static int print_defaults(void)
 /* State of one replay: the printer and the first error seen on stdout. */
 typedef struct run_ctx {
     qs_printer pr;
-    int check;       /* --check-invariants */
+    int check;       /* --check-invariants: the mode of events.h */
+    long checks;     /* checks made */
     int out_errno;   /* errno of the first failed write, 0 if none */
     char fname[600]; /* the input's name, escaped, for messages */
+    qs_buffered_printer bp; /* the text trace, gathered (trace.h) */
 } run_ctx;
+
+/* The gathered trace to stdout's stdio buffer (before anything else is
+ * written: stats, diagnostics, warnings). */
+static void run_flush(run_ctx *c)
+{
+    qs_printer_flush(&c->bp);
+    if (!c->out_errno && ferror(c->pr.out))
+        c->out_errno = errno ? errno : EIO;
+}
 
 /* The core's trace sink for the replay: prints the record and notes a
  * failed write at once (ferror is sticky), so that reading stops at the
@@ -170,11 +185,24 @@ typedef struct run_ctx {
 static void run_sink(void *vp, const qs_trace *r)
 {
     run_ctx *c = vp;
-    if (r->kind == QS_T_FBWARN)
+    /* most records of the explain level are dropped without --explain:
+     * drop them here, before any work */
+    if (!c->pr.explain && r->kind != QS_T_FBWARN && !qs_trace_is_default(r))
+        return;
+    if (r->kind == QS_T_FBWARN) {
+        run_flush(c);
         fflush(c->pr.out);
-    qs_trace_print(&c->pr, r);
-    if (!c->out_errno && ferror(c->pr.out))
-        c->out_errno = errno ? errno : EIO;
+    }
+    /* text lines into the gathering buffer, one fwrite per 64 KB (issue
+     * 16: no stdio call per line); warnings and JSON Lines through stdio.
+     * stdout is written, and ferror can change, only when the buffer did
+     * not grow (a flush, or a line through stdio). */
+    {
+        size_t before = c->bp.len;
+        qs_trace_print_buffered(&c->bp, r);
+        if (c->bp.len <= before && !c->out_errno && ferror(c->pr.out))
+            c->out_errno = errno ? errno : EIO;
+    }
 }
 
 /* "qsched: cannot write to standard output: <reason>" into err. */
@@ -191,8 +219,19 @@ static int run_after_line(void *vp, qs_stream *st, char *err, size_t errlen)
 {
     run_ctx *c = vp;
     char why[400], msg[512];
-    if (c->check && qs_stream_sched(st) &&
-        qs_check_invariants(qs_stream_sched(st), why, sizeof why) < 0) {
+    /* --check-invariants (events.h): what the line changed, and the whole
+     * state every c->check lines, or after every line (=full) */
+    int broken = 0;
+    if (c->check && qs_stream_sched(st)) {
+        qs_sched *s = qs_stream_sched(st);
+        if (c->check > 0)
+            broken = qs_check_changes(s, why, sizeof why) < 0;
+        c->checks++;
+        if (!broken && (c->check < 0 ||
+                        (c->check > 1 && c->checks % c->check == 0)))
+            broken = qs_check_invariants(s, why, sizeof why) < 0;
+    }
+    if (broken) {
         char esc[300];
         qs_escape(esc, sizeof esc, why);
         snprintf(msg, sizeof msg, "invariant broken: %s", esc);
@@ -237,6 +276,19 @@ static int run_main(int argc, char **argv)
             stats = 1;
         } else if (strcmp(a, "--check-invariants") == 0) {
             c.check = 1;
+        } else if (strncmp(a, "--check-invariants=", 19) == 0) {
+            /* =full: the whole state after every event; =N: incremental,
+             * and the whole state every N events (events.h) */
+            char *end;
+            long n = strtol(a + 19, &end, 10);
+            if (strcmp(a + 19, "full") == 0)
+                c.check = -1;
+            else if (a[19] >= '1' && a[19] <= '9' && !*end && n > 0 &&
+                     n <= 1000000000L)
+                c.check = (int)n;
+            else
+                return bad_arg("bad value", a, " (want full or a number of "
+                               "events)");
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "--profile") == 0) {
             if (i + 1 >= argc)
                 return bad_arg("option needs a value:", a, "");
@@ -272,6 +324,8 @@ static int run_main(int argc, char **argv)
     }
     fname = file ? file : "-";
     qs_escape(c.fname, sizeof c.fname, fname);
+    c.bp.p = c.pr;
+    c.bp.len = 0;
     st = qs_stream_new(fname, run_sink, &c);
     if (!st) {
         diag("qsched: out of memory");
@@ -304,6 +358,17 @@ static int run_main(int argc, char **argv)
     rc = qs_stream_read(st, in, &ro, err, sizeof err);
     if (rc == 0)
         rc = qs_stream_finish(st, err, sizeof err);
+    /* the end of an incrementally checked stream: the whole state once */
+    if (rc == 0 && c.check > 0 && qs_stream_sched(st)) {
+        char why[400], esc[300];
+        if (qs_check_invariants(qs_stream_sched(st), why, sizeof why) < 0) {
+            qs_escape(esc, sizeof esc, why);
+            snprintf(err, sizeof err, "%s:%ld: invariant broken: %s",
+                     c.fname, qs_stream_lineno(st), esc);
+            rc = 3;
+        }
+    }
+    run_flush(&c);
     if (rc)
         diag(err);
     if (in != stdin)

@@ -85,6 +85,7 @@
  * queue helpers come first, then the explain records.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "sched_int.h"
 #include "kernels.h"
 
@@ -99,6 +100,9 @@
 void qsi_queue_update_ready(qs_queue *q)
 {
     int ready = !q->dead && q->window > q->busy && q->todo > 0;
+    /* every change of a queue's lists or window ends here: note it for
+     * the incremental checker (check.c) */
+    QSI_CK_QUEUE(q->transport->sched, q);
     if (ready != q->ready) {
         q->ready = ready;
         q->transport->ready_queues += ready ? 1 : -1;
@@ -121,8 +125,8 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     qs_queue *q = qs_map_get(&t->queues, name, 0);
     if (q)
         return q;
-    q = qsi_calloc(1, sizeof *q);
-    q->name = qsi_strdup(name);
+    q = qsi_calloc(1, sizeof *q + strlen(name) + 1);
+    q->name = strcpy(q->name_buf, name);
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
@@ -134,6 +138,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     else
         t->qhead = q;
     t->qtail = q;
+    QSI_CK_QUEUE(s, q);
     return q;
 }
 
@@ -162,6 +167,7 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     s->queue_count--;
     if (q->ready)
         t->ready_queues--;
+    qsi_ck_queue_gone(t->sched, q);
     qs_map_del(&t->queues, q->name, 0);
     if (q->prev)
         q->prev->next = q->next;
@@ -171,7 +177,6 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
         q->next->prev = q->prev;
     else
         t->qtail = q->prev;
-    free(q->name);
     free(q);
 }
 

@@ -58,6 +58,9 @@ struct qs_stream {
     size_t bufcap;
     setting *settings;      /* every NAME = VALUE line, in order */
     size_t nsettings, scap;
+    char **words;           /* the words of an arrive line (arrive_line) */
+    size_t wcap;
+    long checks;            /* invariant checks made (--check-invariants) */
 };
 
 /* Creates a stream reader; fname only names the input in messages. */
@@ -93,6 +96,7 @@ void qs_stream_free(qs_stream *st)
         free(st->settings[i].value);
     }
     free(st->settings);
+    free(st->words);
     free(st->groups);
     free(st->buf);
     free(st->fname);
@@ -340,7 +344,7 @@ static int parse_count(const char *s, int64_t max, int64_t *out)
         return -1;
     for (; *s; s++) {
         int d = *s - '0';
-        if (!isdigit((unsigned char)*s))
+        if (*s < '0' || *s > '9') /* isdigit, C locale, without a call */
             return -1;
         /* v * 10 + d <= max, tested before computing it (no overflow) */
         if (big || v > (max - d) / 10)
@@ -363,9 +367,11 @@ static int name_ok(const char *s, int transport)
         return 0;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (isdigit(c) || islower(c) || c == '-')
+        /* isdigit, islower, isupper of the C locale, without calls */
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-')
             continue;
-        if (!transport && (isupper(c) || c == '.' || c == '_' || c == '+'))
+        if (!transport && ((c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
+                           c == '+'))
             continue;
         return 0;
     }
@@ -535,35 +541,38 @@ static void load_line(qs_stream *st, const char *line, size_t len)
         *hash = 0;
 }
 
-/* `arrive` lines may have up to QS_GROUPS_MAX groups: split them with a
- * growing word array (the other verbs have at most three words). */
+/* `arrive` lines may have up to QS_GROUPS_MAX groups: split them into
+ * the stream's word array, which grows to the longest line and is kept
+ * (the other verbs have at most three words).  One split per line, no
+ * allocation per line (issue 16).  More than QS_GROUPS_MAX groups is an
+ * error, and so, with the same words, is an arrive line without its
+ * message id (nw - 2 wraps around). */
 static int arrive_line(qs_stream *st, const char *line, size_t len,
                        char *err, size_t errlen)
 {
-    size_t cap = 16, n;
-    char **words;
-    int rc;
+    size_t n;
+    load_line(st, line, len);
     for (;;) {
-        load_line(st, line, len);
-        words = malloc(cap * sizeof *words);
-        if (!words)
-            return lerr(st, err, errlen, "out of memory", NULL);
-        n = split_words(st->buf, words, cap);
-        if (n <= cap)
+        n = split_words(st->buf, st->words, st->wcap);
+        if (n <= st->wcap)
             break;
-        free(words);
-        if (cap > QS_GROUPS_MAX + 2)
+        if (st->wcap > QS_GROUPS_MAX + 2)
             return lerr(st, err, errlen, "too many recipient groups "
                         "(limit 100000)", NULL);
-        cap *= 4;
+        {
+            size_t ncap = st->wcap ? 4 * st->wcap : 16;
+            char **w = realloc(st->words, ncap * sizeof *w);
+            if (!w)
+                return lerr(st, err, errlen, "out of memory", NULL);
+            st->words = w;
+            st->wcap = ncap;
+        }
+        load_line(st, line, len);
     }
     if (n - 2 > QS_GROUPS_MAX)
-        rc = lerr(st, err, errlen, "too many recipient groups (limit "
-                  "100000)", NULL);
-    else
-        rc = do_arrive(st, words, n, err, errlen);
-    free(words);
-    return rc;
+        return lerr(st, err, errlen, "too many recipient groups (limit "
+                    "100000)", NULL);
+    return do_arrive(st, st->words, n, err, errlen);
 }
 
 /* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
@@ -598,8 +607,11 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     nw = split_words(st->buf, w, 8);
     if (nw == 0)
         return 0; /* blank or comment only: counts for line numbers */
-    if (strcmp(w[0], "arrive") == 0)
+    if (strcmp(w[0], "arrive") == 0) {
+        if (nw <= 8 && nw >= 3) /* split already: no second pass */
+            return do_arrive(st, w, nw, err, errlen);
         return arrive_line(st, line, len, err, errlen);
+    }
     if (nw > 3)
         return lerr(st, err, errlen, "too many words", w[0]);
     if (strcmp(w[0], "profile") == 0) {
@@ -796,12 +808,28 @@ done:
 }
 
 /* The hook of qs_stream_run_file: the invariant checker after every line
- * (--check-invariants), status 3 on a broken invariant. */
+ * (--check-invariants; *ctx is the mode `check` of events.h): what the
+ * line changed (qs_check_changes), and the whole state every `check`
+ * lines or, with check < 0, after every line (qs_check_invariants).
+ * Status 3 on a broken invariant. */
 static int check_hook(void *ctx, qs_stream *st, char *err, size_t errlen)
 {
     char why[400], raw[512];
-    (void)ctx;
-    if (!st->sched || qs_check_invariants(st->sched, why, sizeof why) == 0)
+    int check = *(const int *)ctx, rc = 0;
+    if (!st->sched)
+        return 0;
+    if (check > 0)
+        rc = qs_check_changes(st->sched, why, sizeof why);
+    st->checks++;
+    if (rc == 0 && (check < 0 || (check > 1 && st->checks % check == 0)))
+        rc = qs_check_invariants(st->sched, why, sizeof why);
+#ifdef QSCHED_CROSSCHECK
+    /* fuzz builds: the incremental checker agrees with the full one */
+    if (check > 0 && (rc == 0) != (qs_check_invariants(st->sched, raw,
+                                                       sizeof raw) == 0))
+        abort();
+#endif
+    if (rc == 0)
         return 0;
     snprintf(raw, sizeof raw, "invariant broken: %s", why);
     lerr(st, err, errlen, raw, NULL);
@@ -824,13 +852,24 @@ int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
         fprintf(errf, "qsched: out of memory\n");
         return 2;
     }
-    if (check)
+    if (check) {
         o.after_line = check_hook;
+        o.ctx = &check;
+    }
     rc = profile ? qs_stream_set_profile(st, profile, err, sizeof err) : 0;
     if (rc == 0)
         rc = qs_stream_read(st, in, &o, err, sizeof err);
     if (rc == 0)
         rc = qs_stream_finish(st, err, sizeof err);
+    /* the end of an incrementally checked stream: the whole state once */
+    if (rc == 0 && check > 0 && st->sched) {
+        char why[400], raw[512];
+        if (qs_check_invariants(st->sched, why, sizeof why) < 0) {
+            snprintf(raw, sizeof raw, "invariant broken: %s", why);
+            lerr(st, err, sizeof err, raw, NULL);
+            rc = 3;
+        }
+    }
     if (rc)
         fprintf(errf, "%s\n", err);
     if (keep && rc == 0)

@@ -69,8 +69,11 @@ int qs_stream_read(qs_stream *st, FILE *in, const qs_read_opts *o, char *err,
                    size_t errlen);
 
 /* Reads a whole stream: returns 0, or 2 on input error (message on errf).
- * If check is set, the invariant checker runs after every event; a broken
- * invariant is reported on errf and returns 3. */
+ * check: 0 none; 1 the invariant checker after every line, incrementally
+ * (qs_check_changes: what the line changed), and on the whole state at the
+ * end; N > 1 the same and the whole state every N lines; < 0 the whole
+ * state after every line (qs_check_invariants).  A broken invariant is
+ * reported on errf and returns 3. */
 int qs_stream_run_file(FILE *in, const char *fname, qs_trace_sink sink,
                        void *ctx, const char *profile, int check,
                        qs_stream **keep, FILE *errf);

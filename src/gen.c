@@ -93,6 +93,13 @@ enum gen_mix {
     MIX_TRANSPORTS,
     MIX_BULK,
     MIX_OVERRIDES,
+    /* Named only too: the benchmark's shapes (issue 16, tests/bench.sh,
+     * docs/performance.md), scaled by --backlog and --dests. */
+    MIX_SHAPES,
+    MIX_SORT = MIX_SHAPES,
+    MIX_LARGE,
+    MIX_QUEUE,
+    MIX_HEAVY,
     MIX_COUNT
 };
 #define MIX_BY_SEED (MIX_MIXED + 1)
@@ -121,12 +128,22 @@ static const struct {
                   "limits and delays, small pools, the incoming queue"},
     [MIX_OVERRIDES] = {"overrides", "TRANSPORT_suffix overrides of every "
                        "per-transport parameter on smtp and relay"},
+    [MIX_SORT] = {"sort", "4..40 recipient groups over four transports (two "
+                  "with the recipient as destination), many next-hops: "
+                  "batch sorting (backlog 300)"},
+    [MIX_LARGE] = {"large", "bulk messages of 1000..20000 recipients next "
+                   "to small ones: batches, refills, pools (backlog 30)"},
+    [MIX_QUEUE] = {"queue", "a backlog of --backlog messages (default 2000) "
+                   "on --dests next-hops (default 200), slow destinations"},
+    [MIX_HEAVY] = {"heavy", "preemption-heavy: bulk messages and a backlog "
+                   "of mid-size ones queued in the same second, slot cost "
+                   "2..3"},
 };
 
 /* ---- the generator ---- */
 
 #define GEN_MAX_TRANSPORTS 4
-#define GEN_MAX_GROUPS 6
+#define GEN_MAX_GROUPS 40
 
 typedef struct gen {
     gen_rng rng;
@@ -147,6 +164,12 @@ typedef struct gen {
     int max_groups;
     int revive_pct;        /* share of `at` steps past the backoff */
     int64_t backoff;
+    int wide_dests;        /* next-hops dN.example (N < ndest), not a..z */
+    int min_groups;
+    int local_transports;  /* groups for local/lmtp (recipient limit 1) */
+    int bulk_rounds;       /* heavy: a bulk message every so many arrivals */
+    long backlog;          /* > 0: keep this many messages queued */
+    int filled;            /* the backlog was reached once */
     /* progress */
     int64_t now;
     long events, messages;
@@ -353,6 +376,77 @@ static void knobs_local(gen *g)
     g->local_pct = 60;
 }
 
+/* The benchmark's shapes (docs/performance.md).  Sizes: --backlog (queued
+ * messages kept) and --dests (next-hops) scale them. */
+static void knobs_sort(gen *g)
+{
+    /* S-PFX-11: many groups per message over transports whose destination
+     * is the next-hop (smtp, relay) and the recipient (local, lmtp) */
+    param(g, "lmtp_destination_recipient_limit", "1");
+    g->transports[0] = "smtp";
+    g->transports[1] = "relay";
+    g->ntransports = 2;
+    g->local_transports = 1;
+    g->local_pct = 30;
+    g->wide_dests = 1;
+    g->min_groups = 4;
+    g->max_groups = 40;
+    g->small_max = 5;
+    g->bulk_pct = 0;
+}
+
+static void knobs_large(gen *g)
+{
+    /* S-MEM-3 .. S-MEM-7: messages larger than a batch (5000 in the
+     * postfix profile, S-PFX-12; the recipient limits otherwise) */
+    param(g, "default_recipient_refill_limit", "%d",
+          (int)rng_range(&g->rng, 50, 500));
+    param(g, "default_recipient_refill_delay", "%ds",
+          (int)rng_range(&g->rng, 1, 3));
+    g->wide_dests = 1;
+    g->bulk_pct = 15;
+    g->bulk_min = 1000;
+    g->bulk_max = 20000;
+    g->max_groups = 4;
+}
+
+static void knobs_queue(gen *g)
+{
+    /* many jobs on the job lists: destinations take few deliveries in
+     * parallel, every message waits its turn */
+    param(g, "qmgr_message_active_limit", "%ld", g->backlog + 1000);
+    param(g, "default_destination_concurrency_limit", "%d",
+          (int)rng_range(&g->rng, 2, 4));
+    param(g, "initial_destination_concurrency", "2");
+    g->wide_dests = 1;
+    g->bulk_pct = 5;
+    g->bulk_min = 50;
+    g->bulk_max = 500;
+    g->max_groups = 3;
+}
+
+static void knobs_heavy(gen *g)
+{
+    /* S-PRE-3 .. S-PRE-9: a bulk message every 200 arrivals and a backlog
+     * of mid-size messages, all queued in the same second, so that the
+     * candidate scan cannot stop early (equal delays, totals > 1) */
+    param(g, "qmgr_message_active_limit", "%ld", g->backlog + 1000);
+    param(g, "default_delivery_slot_cost", "%d",
+          (int)rng_range(&g->rng, 2, 3));
+    param(g, "default_delivery_slot_loan", "%d",
+          (int)rng_range(&g->rng, 0, 3));
+    param(g, "default_delivery_slot_discount", "%d",
+          25 * (int)rng_range(&g->rng, 0, 2));
+    param(g, "default_destination_recipient_limit", "%d",
+          (int)rng_range(&g->rng, 2, 5));
+    g->wide_dests = 1;
+    g->bulk_rounds = 200;
+    g->bulk_min = 2000;
+    g->bulk_max = 5000;
+    g->small_max = 30;
+    g->max_groups = 3;
+}
+
 /* Several transports: two domain-based, two with per-recipient
  * destinations (recipient limit 1, S-EV-4), each with its own limits. */
 static void knobs_transports(gen *g)
@@ -498,6 +592,18 @@ static void gen_setup(gen *g)
     case MIX_LOCAL:
         knobs_local(g);
         break;
+    case MIX_SORT:
+        knobs_sort(g);
+        break;
+    case MIX_LARGE:
+        knobs_large(g);
+        break;
+    case MIX_QUEUE:
+        knobs_queue(g);
+        break;
+    case MIX_HEAVY:
+        knobs_heavy(g);
+        break;
     case MIX_TRANSPORTS:
         knobs_transports(g);
         break;
@@ -543,11 +649,13 @@ static void gen_fail_api(const char *what, const char *err)
 static void ev_arrive(gen *g)
 {
     static const char *locals[] = {"alice", "bob", "carol", "dave", "erin"};
-    static char nexthops[GEN_MAX_GROUPS][16];
+    static char nexthops[GEN_MAX_GROUPS][24];
     qs_group grp[GEN_MAX_GROUPS];
     char id[32], err[256], *p;
-    int n = (int)rng_range(&g->rng, 1, g->max_groups), i;
-    int bulk = rng_pct(&g->rng, g->bulk_pct);
+    int n = (int)rng_range(&g->rng, g->min_groups ? g->min_groups : 1,
+                           g->max_groups), i;
+    int bulk = g->bulk_rounds ? g->messages % g->bulk_rounds == 0
+                              : rng_pct(&g->rng, g->bulk_pct);
     size_t left;
     snprintf(id, sizeof id, "M%ld", ++g->messages);
     p = g->line;
@@ -558,7 +666,15 @@ static void ev_arrive(gen *g)
     for (i = 0; i < n; i++) {
         qs_group *gr = &grp[i];
         int w;
-        if (rng_pct(&g->rng, g->local_pct)) {
+        if (g->local_transports && rng_pct(&g->rng, g->local_pct)) {
+            /* a transport with the recipient as destination (S-EV-4) */
+            gr->transport = rng_pct(&g->rng, 50) ? "local" : "lmtp";
+            gr->local = rng_pct(&g->rng, 70)
+                            ? locals[rng_below(&g->rng, 5)] : NULL;
+            snprintf(nexthops[i], sizeof nexthops[i], "d%d.example",
+                     (int)rng_below(&g->rng, (uint64_t)g->ndest));
+            gr->count = rng_range(&g->rng, 1, g->small_max);
+        } else if (rng_pct(&g->rng, g->local_pct)) {
             gr->transport = "local";
             gr->local = rng_pct(&g->rng, 80)
                             ? locals[rng_below(&g->rng, 5)] : NULL;
@@ -570,8 +686,12 @@ static void ev_arrive(gen *g)
                 &g->rng, (uint64_t)g->ntransports)];
             gr->local = rng_pct(&g->rng, 10)
                             ? locals[rng_below(&g->rng, 5)] : NULL;
-            snprintf(nexthops[i], sizeof nexthops[i], "%c.example",
-                     'a' + (int)rng_below(&g->rng, (uint64_t)g->ndest));
+            if (g->wide_dests)
+                snprintf(nexthops[i], sizeof nexthops[i], "d%d.example",
+                         (int)rng_below(&g->rng, (uint64_t)g->ndest));
+            else
+                snprintf(nexthops[i], sizeof nexthops[i], "%c.example",
+                         'a' + (int)rng_below(&g->rng, (uint64_t)g->ndest));
             gr->count = bulk && i == 0
                             ? rng_range(&g->rng, g->bulk_min, g->bulk_max)
                             : rng_range(&g->rng, 1, g->small_max);
@@ -658,6 +778,35 @@ static void ev_at(gen *g)
     gen_write(g);
 }
 
+/* Messages in the queue (active or waiting). */
+static long gen_queued(const gen *g)
+{
+    qs_stats st;
+    qs_get_stats(g->sched, &st);
+    return g->messages - (long)st.messages_done;
+}
+
+/* Backlog shapes: arrivals until --backlog messages are queued (no time
+ * passes: they share one enqueue second), then a steady state that lets
+ * a message in for each one that leaves: select 52, done 45, at 3. */
+static void gen_event_backlog(gen *g)
+{
+    size_t inflight = qs_in_flight_count(g->sched);
+    long queued = gen_queued(g);
+    int roll = (int)rng_below(&g->rng, 100);
+    if (queued >= g->backlog)
+        g->filled = 1;
+    if (queued < g->backlog && (!g->filled || roll < 30))
+        ev_arrive(g);
+    else if (inflight > 0 && (roll < 45 || (g->idle_streak > 0 &&
+                                           rng_pct(&g->rng, 80))))
+        ev_done(g);
+    else if (roll < 97 || g->messages == 0)
+        ev_select(g);
+    else
+        ev_at(g);
+}
+
 /* One event, drawn by phase: filling (many arrivals and selections) or
  * draining (mostly completions), so that streams both build up state and
  * work it off.  With --check the invariants are checked after it. */
@@ -676,7 +825,9 @@ static void gen_event(gen *g, int draining)
         rng_pct(&g->rng, 50 + 20 * g->idle_streak))
         roll = inflight > 0 && rng_pct(&g->rng, 60) ? p_select
                : rng_pct(&g->rng, 50) ? 0 : p_done;
-    if (g->messages == 0 || roll < p_arrive)
+    if (g->backlog > 0)
+        gen_event_backlog(g);
+    else if (g->messages == 0 || roll < p_arrive)
         ev_arrive(g);
     else if (roll < p_select || (roll < p_done && inflight == 0))
         ev_select(g);
@@ -725,6 +876,8 @@ static void gen_usage(FILE *f)
           "                  [--size small|medium|large|EVENTS] [--mix MIX] "
           "[--check]\n"
           "                  [--reading NAME=VALUE]...\n"
+          "                  [--backlog N] [--dests N]  (sort, large, queue, "
+          "heavy)\n"
           "Writes a random valid event stream on stdout (the same seed and "
           "options\nalways give the same stream).  Defaults: profile and "
           "mix chosen by the\nseed, size small (80 events; medium 400, "
@@ -751,13 +904,22 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* The benchmark shapes' sizes (qsched gen --backlog N --dests N); 0: the
+ * mix's default.  Kept out of qs_gen_options so that the library's
+ * callers are unchanged. */
+typedef struct gen_shape {
+    long backlog;
+    int dests;
+} gen_shape;
+
 /* One stream: draw profile and mix from the seed if not given, write
  * the header comment and the parameters, then opt->events events in
- * fill and drain phases, and finally compare the API-driven scheduler
- * with the parser-driven shadow.  The order of random draws is part of
- * the stream's definition: changing it changes every seed's stream. */
-int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
-                 size_t errlen)
+ * fill and drain phases (or, for the backlog shapes, a fill and a steady
+ * state), and finally compare the API-driven scheduler with the
+ * parser-driven shadow.  The order of random draws is part of the
+ * stream's definition: changing it changes every seed's stream. */
+static int gen_write_shape(FILE *out, const qs_gen_options *opt,
+                           const gen_shape *shape, char *err, size_t errlen)
 {
     gen g;
     char why[256];
@@ -781,6 +943,15 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
                                       : QS_PROFILE_DOCUMENT;
     if (mix < 0)
         mix = (int)rng_below(&g.rng, MIX_BY_SEED);
+    if ((shape->backlog > 0 || shape->dests > 0) && mix < MIX_SHAPES) {
+        if (err && errlen)
+            snprintf(err, errlen, "--backlog and --dests apply to the mixes "
+                     "sort, large, queue and heavy");
+        return 2;
+    }
+    g.backlog = shape->backlog > 0 ? shape->backlog
+                : mix == MIX_QUEUE || mix == MIX_HEAVY ? 2000
+                : mix == MIX_SORT ? 300 : mix == MIX_LARGE ? 30 : 0;
     g.profile = (enum qs_profile)profile;
     g.mix = mix;
     g.out = out;
@@ -817,6 +988,15 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
         }
         param(&g, name, "%s", eq + 1);
     }
+    if (mix >= MIX_SHAPES) {
+        if (shape->dests > 0)
+            g.ndest = shape->dests;
+        else
+            g.ndest = mix == MIX_HEAVY ? 20 : mix == MIX_LARGE ? 50 : 200;
+        gen_printf(&g, "# shape: --backlog %ld --dests %d", g.backlog,
+                   g.ndest);
+        gen_write(&g);
+    }
     g.sched = qs_sched_new(g.params, g.profile, NULL, NULL, why, sizeof why);
     if (!g.sched)
         gen_fatal("qs_sched_new", why);
@@ -839,12 +1019,21 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
     return 0;
 }
 
+/* The library entry: a stream with the mix's default sizes. */
+int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
+                 size_t errlen)
+{
+    gen_shape shape = {0, 0};
+    return gen_write_shape(out, opt, &shape, err, errlen);
+}
+
 /* `qsched gen` on the command line: options, then qs_gen_write on
  * stdout; a write error is an error (exit 2), never a silent success. */
 int qs_gen_main(int argc, char **argv)
 {
     qs_gen_options opt = {0, -1, NULL, 80, 0, NULL, 0};
     const char *readings[64];
+    gen_shape shape = {0, 0};
     int have_seed = 0, i, rc;
     char err[256];
     for (i = 1; i < argc; i++) {
@@ -885,6 +1074,19 @@ int qs_gen_main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if ((strcmp(a, "--backlog") == 0 ||
+                    strcmp(a, "--dests") == 0) && v) {
+            uint64_t x;
+            if (parse_u64(v, &x) < 0 || x < 1 || x > 1000000) {
+                fprintf(stderr, "qsched gen: bad %s \"%s\" (1 .. "
+                        "1000000)\n", a, v);
+                return 2;
+            }
+            if (a[2] == 'b')
+                shape.backlog = (long)x;
+            else
+                shape.dests = (int)x;
+            i++;
         } else if (strcmp(a, "--mix") == 0 && v) {
             opt.mix = v;
             i++;
@@ -904,7 +1106,7 @@ int qs_gen_main(int argc, char **argv)
         gen_usage(stderr);
         return 2;
     }
-    rc = qs_gen_write(stdout, &opt, err, sizeof err);
+    rc = gen_write_shape(stdout, &opt, &shape, err, sizeof err);
     if (rc == 2) {
         fprintf(stderr, "qsched gen: %s\n", err);
         gen_usage(stderr);

@@ -103,13 +103,42 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * than by time, so they do not stop the walk; orphans do, so that a
      * job linked late stays in time order with respect to them, which the
      * early stop of the candidate scan needs (S-PRE-6, S-PRE-13).  Usually
-     * the first job looked at stops the walk, so a link costs O(1). */
-    for (next = NULL, prev = t->jtail; prev; next = prev, prev = prev->lprev) {
-        if (prev->parent == NULL &&
-            m->queued_time - prev->message->queued_time >= 0)
-            break;
-        if (walk == prev)
+     * the first job looked at stops the walk, so a link costs O(1).  A
+     * job relinked by a later batch of an old message would walk back
+     * over every younger job: on a long list the index finds the same
+     * place, and tells whether the walk would have passed where
+     * selection starts (candidates.c). */
+    prev = t->jtail;
+    if (t->cix_on && prev &&
+        !(prev->parent == NULL &&
+          m->queued_time - prev->message->queued_time >= 0)) {
+        prev = qsi_cix_time_marker(t, m->queued_time);
+        next = prev ? prev->lnext : t->jhead;
+        if (walk && (!prev || qsi_cix_after(walk, prev)))
             walk = NULL;
+#ifdef QSCHED_CROSSCHECK
+        {
+            /* fuzz builds: the index finds what the walk finds */
+            qs_job *w, *c = t->job_walk;
+            for (w = t->jtail; w; w = w->lprev) {
+                if (w->parent == NULL &&
+                    m->queued_time - w->message->queued_time >= 0)
+                    break;
+                if (c == w)
+                    c = NULL;
+            }
+            if (w != prev || c != walk)
+                abort();
+        }
+#endif
+    } else {
+        for (next = NULL; prev; next = prev, prev = prev->lprev) {
+            if (prev->parent == NULL &&
+                m->queued_time - prev->message->queued_time >= 0)
+                break;
+            if (walk == prev)
+                walk = NULL;
+        }
     }
     job->lprev = prev;
     job->lnext = next;
@@ -121,15 +150,39 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         next->lprev = job;
     else
         t->jtail = job;
+    t->njobs++;
+    qsi_cix_insert(t, job);
+    qsi_cix_resize(t);
 
     /* The by-time list has no children to step over: it is in time order
      * throughout (S-INV-2 checks it). */
     unread = t->job_next_unread;
-    for (next = NULL, prev = t->ttail; prev; next = prev, prev = prev->tprev) {
-        if (m->queued_time - prev->message->queued_time >= 0)
-            break;
-        if (unread == prev)
+    prev = t->ttail;
+    if (t->cix_on && prev && m->queued_time - prev->message->queued_time < 0) {
+        prev = qsi_tix_time_marker(t, m->queued_time);
+        next = prev ? prev->tnext : t->thead;
+        if (unread && (!prev || qsi_tix_after(unread, prev)))
             unread = NULL;
+#ifdef QSCHED_CROSSCHECK
+        {
+            qs_job *w, *u = t->job_next_unread;
+            for (w = t->ttail; w; w = w->tprev) {
+                if (m->queued_time - w->message->queued_time >= 0)
+                    break;
+                if (u == w)
+                    u = NULL;
+            }
+            if (w != prev || u != unread)
+                abort();
+        }
+#endif
+    } else {
+        for (next = NULL; prev; next = prev, prev = prev->tprev) {
+            if (m->queued_time - prev->message->queued_time >= 0)
+                break;
+            if (unread == prev)
+                unread = NULL;
+        }
     }
     job->tprev = prev;
     job->tnext = next;
@@ -141,6 +194,15 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         next->tprev = job;
     else
         t->ttail = job;
+    qsi_tix_insert(t, job);
+    /* the incremental checker: the job, its new neighbours on both lists,
+     * and the message (the pool's slots below) */
+    QSI_CK_JOB(s, job);
+    QSI_CK_JOB(s, job->lprev);
+    QSI_CK_JOB(s, job->lnext);
+    QSI_CK_JOB(s, prev);
+    QSI_CK_JOB(s, next);
+    QSI_CK_MSG(s, m);
 
     /* On the lists, on no stack (a revived job's stack was left when it
      * retired). */
@@ -208,6 +270,14 @@ static void job_unlink(qs_sched *s, qs_job *job)
             break;
         }
     }
+    qsi_tix_remove(t, job);
+    qsi_cix_remove(t, job);
+    /* the incremental checker: the job and its neighbours on both lists */
+    QSI_CK_JOB(t->sched, job);
+    QSI_CK_JOB(t->sched, job->lprev);
+    QSI_CK_JOB(t->sched, job->lnext);
+    QSI_CK_JOB(t->sched, job->tprev);
+    QSI_CK_JOB(t->sched, job->tnext);
     if (job == t->cand_cache || job == t->cand_current)
         QSI_CAND_RESET(t);      /* S-PFX-20 */
     if (job->lprev)
@@ -228,6 +298,8 @@ static void job_unlink(qs_sched *s, qs_job *job)
         t->ttail = job->tprev;
     job->lprev = job->lnext = job->tprev = job->tnext = NULL;
     job->stack_level = -1;
+    t->njobs--;
+    qsi_cix_resize(t);
 }
 
 /* S-PRE-2: a job whose entries are all selected leaves the job lists; it
@@ -273,7 +345,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     int revived = job != NULL;
     /* New: all counters 0, on no list (level -1) until linked below. */
     if (!job) {
-        job = qsi_calloc(1, sizeof *job);
+        job = qsi_pool_get(&s->job_pool);
         job->message = m;
         job->transport = t;
         job->serial = ++s->serial;
@@ -295,6 +367,8 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
         if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
             t->job_current = t->jhead;
     }
+    QSI_CK_JOB(s, job);
+    QSI_CK_MSG(s, m);
     return job;
 }
 
@@ -310,7 +384,8 @@ void qsi_job_free(qs_sched *s, qs_job *job)
     if (job->stack_level >= 0)
         job_unlink(s, job);
     qs_map_destroy(&job->peers);
-    free(job);
+    qsi_ck_job_gone(s, job);
+    qsi_pool_put(&s->job_pool, job);
 }
 
 /* The job's peer for destination q, created at the end of the job's peer
@@ -320,14 +395,33 @@ void qsi_job_free(qs_sched *s, qs_job *job)
  * finds the peer which represents the bound destination queue ... if it
  * does not exist yet, it instantiates it".  The map is keyed by the
  * queue's serial, never its address, so that nothing can depend on where
- * malloc put things. */
+ * malloc put things.  A job's peers are found by walking its peer list
+ * while it has few (most jobs have one to three: cheaper than hashing),
+ * through the map once it has had more than PEER_WALK_MAX. */
+#define PEER_WALK_MAX 8
+
+qs_peer *qsi_peer_find(const qs_job *job, const qs_queue *q)
+{
+    qs_peer *p;
+    if (job->peers.cap)
+        return qs_map_get(&job->peers, NULL, q->serial);
+    for (p = job->peer_head; p && p->queue != q; p = p->next)
+        ;
+    return p;
+}
+
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
 {
-    qs_peer *p = qs_map_get(&job->peers, NULL, q->serial);
-    (void)s;
+    qs_peer *p = qsi_peer_find(job, q);
     if (p)
         return p;
-    p = qsi_calloc(1, sizeof *p);
+    if (!job->peers.cap && job->peer_count >= PEER_WALK_MAX) {
+        qs_peer *o;
+        for (o = job->peer_head; o; o = o->next)
+            qsi_map_put(&job->peers, NULL, o->queue->serial, o);
+    }
+    p = qsi_pool_get(&s->peer_pool);
+    QSI_CK_MSG(s, job->message); /* one peer more: the checker counts */
     p->job = job;
     p->queue = q;
     p->prev = job->peer_tail;
@@ -337,7 +431,8 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
         job->peer_head = p;
     job->peer_tail = p;
     job->peer_count++;
-    qsi_map_put(&job->peers, NULL, q->serial, p);
+    if (job->peers.cap)
+        qsi_map_put(&job->peers, NULL, q->serial, p);
     return p;
 }
 
@@ -345,12 +440,14 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
  * entries keep it (refcount): their `done` needs the peer to reach the
  * job and message.  A later recipient for the same destination simply
  * makes a new peer, at the end of the round robin. */
-void qsi_peer_free_if_unused(qs_peer *p)
+void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p)
 {
     qs_job *job = p->job;
     if (p->refcount > 0)
         return;
-    qs_map_del(&job->peers, NULL, p->queue->serial);
+    if (job->peers.cap)
+        qs_map_del(&job->peers, NULL, p->queue->serial);
+    QSI_CK_MSG(s, job->message);
     if (p->prev)
         p->prev->next = p->next;
     else
@@ -360,7 +457,7 @@ void qsi_peer_free_if_unused(qs_peer *p)
     else
         job->peer_tail = p->prev;
     job->peer_count--;
-    free(p);
+    qsi_pool_put(&s->peer_pool, p);
 }
 
 /* The queue's entry lists (todo and busy share the qprev/qnext links,
@@ -411,9 +508,9 @@ void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
  * destination recipient limit.  It is one more entry read for the job:
  * the minimum entry estimate grows (S-MEM-8), and the queue may become
  * ready. */
-qs_entry *qsi_entry_create(qs_peer *p)
+qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
 {
-    qs_entry *e = qsi_calloc(1, sizeof *e);
+    qs_entry *e = qsi_pool_get(&s->entry_pool);
     qs_queue *q = p->queue;
     e->peer = p;
     e->queue = q;
@@ -428,6 +525,12 @@ qs_entry *qsi_entry_create(qs_peer *p)
     qsi_qlist_append(&q->todo_head, &q->todo_tail, e);
     q->todo++;
     p->job->read_entries++;
+    QSI_CK_ENTRY(s, e);
     qsi_queue_update_ready(q);
     return e;
+}
+
+void qsi_entry_free(qs_sched *s, qs_entry *e)
+{
+    qsi_pool_put(&s->entry_pool, e);
 }

@@ -1,11 +1,12 @@
 /*
- * map.h - a small chained hash map for the core's look-ups.
+ * map.h - a small hash map for the core's look-ups.
  *
  * Owns: finding a message by id, a transport by name, a destination queue by
  * name within a transport, a peer by (job, queue), and an in-flight
  * delivery by handle, each in amortised O(1).  Keys are strings and/or
- * 64-bit numbers (object serial numbers, never addresses), and the map is
- * never iterated for output, so no decision depends on hash order.
+ * 64-bit numbers (object serial numbers, never addresses), and no decision
+ * depends on the map's order (the one walk over it, qs_in_flight_nth,
+ * sorts what it finds).
  */
 #ifndef QSCHED_MAP_H
 #define QSCHED_MAP_H
@@ -13,24 +14,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct qs_map_node {
-    struct qs_map_node *next;
+/* One slot of the open-addressed table: empty when value is NULL. */
+typedef struct qs_map_slot {
+    uint64_t hash;
     const char *str;   /* key part 1 (may be NULL); owned by the value */
     uint64_t num;      /* key part 2 */
-    uint64_t hash;
     void *value;
-} qs_map_node;
+} qs_map_slot;
 
 typedef struct qs_map {
-    qs_map_node **bucket;     /* chains; NULL until the first insertion */
-    size_t nbucket, count;    /* nbucket: 0 or a power of two; count:
-                                 entries (grows the map past nbucket) */
+    qs_map_slot *slot;        /* NULL until the first insertion */
+    size_t cap, count;        /* cap: 0 or a power of two, > 2 * count */
 } qs_map;
 
 void qs_map_init(qs_map *m);
 void qs_map_destroy(qs_map *m);
 void *qs_map_get(const qs_map *m, const char *str, uint64_t num);
-/* Inserts; the key must not be present.  Returns 0, or -1 out of memory. */
+/* Inserts; the key must not be present; value is not NULL.  Returns 0, or
+ * -1 out of memory. */
 int qs_map_put(qs_map *m, const char *str, uint64_t num, void *value);
 /* Removes and returns the value, or NULL. */
 void *qs_map_del(qs_map *m, const char *str, uint64_t num);

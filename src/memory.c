@@ -91,6 +91,8 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     qs_job *next = t->job_next_unread;
     int64_t unused;
 
+    QSI_CK_MSG(s, m);
+    QSI_CK_XPORT(s, t);
     /* Advance the cached first-unread pointer past this job (amortised
      * O(1) per job: the by-time list never reorders). */
     if (job == next) {
@@ -106,6 +108,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
         m->rcpt_limit -= unused;
         t->rcpt_unused += unused;
         if (next && t->rcpt_unused > 0) {
+            QSI_CK_MSG(s, next->message);
             next->rcpt_limit += t->rcpt_unused;
             next->message->rcpt_limit += t->rcpt_unused;
             t->rcpt_unused = 0;
@@ -241,6 +244,7 @@ static int message_finish(qs_sched *s, qs_message *m)
     r.a = m->delivered;
     r.b = m->deferred;
     qsi_emit(s, &r);
+    qsi_ck_message_gone(s, m);
     qsi_message_free(m);
     return 1;
 }
@@ -311,6 +315,7 @@ void qsi_message_activate(qs_sched *s, qs_message *m)
 {
     int64_t limit;
     qs_trace r = qsi_trace_init(QS_T_ACTIVATE);
+    QSI_CK_MSG(s, m);
     m->active = 1;
     m->queued_time = s->now;
     m->next = NULL;

@@ -137,19 +137,36 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         total += g->count;
     }
     /* The message owns copies of every string: the caller's buffers are
-     * only valid during the call (qsched.h). */
-    m = qsi_calloc(1, sizeof *m);
-    m->id = qsi_strdup(msgid);
-    m->serial = ++s->serial;
-    m->groups = qsi_calloc(ngroups, sizeof *m->groups);
-    m->ngroups = ngroups;
-    for (i = 0; i < ngroups; i++) {
-        m->groups[i].transport = qsi_strdup(groups[i].transport);
-        m->groups[i].local = groups[i].local ? qsi_strdup(groups[i].local)
-                                             : NULL;
-        m->groups[i].nexthop = qsi_strdup(groups[i].nexthop);
-        m->groups[i].count = groups[i].count;
+     * only valid during the call (qsched.h).  One allocation: the
+     * message, its groups, then every string (issue 16: one malloc per
+     * arrival instead of 2 + 3 per group). */
+    {
+        size_t size = sizeof *m + ngroups * sizeof *m->groups +
+                      strlen(msgid) + 1;
+        char *str;
+        for (i = 0; i < ngroups; i++)
+            size += strlen(groups[i].transport) + 1 +
+                    (groups[i].local ? strlen(groups[i].local) + 1 : 0) +
+                    strlen(groups[i].nexthop) + 1;
+        m = qsi_calloc(1, size);
+        m->groups = (qs_mgroup *)(m + 1);
+        str = (char *)(m->groups + ngroups);
+        m->id = strcpy(str, msgid);
+        str += strlen(msgid) + 1;
+        for (i = 0; i < ngroups; i++) {
+            m->groups[i].transport = strcpy(str, groups[i].transport);
+            str += strlen(str) + 1;
+            if (groups[i].local) {
+                m->groups[i].local = strcpy(str, groups[i].local);
+                str += strlen(str) + 1;
+            }
+            m->groups[i].nexthop = strcpy(str, groups[i].nexthop);
+            str += strlen(str) + 1;
+            m->groups[i].count = groups[i].count;
+        }
     }
+    m->serial = ++s->serial;
+    m->ngroups = ngroups;
     m->rcpt_total = m->rcpt_unread = total;
     qsi_map_put(&s->messages, m->id, 0, m);
     if (s->active_count < s->active_limit) {
@@ -183,6 +200,8 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 {
     qs_job *job = e->peer->job;
     qs_message *m = job->message;
+    QSI_CK_MSG(s, m);
+    QSI_CK_QUEUE(s, e->queue);
     job->rcpt_count -= e->nrcpt;
     m->rcpt_count -= e->nrcpt;
     job->transport->in_core -= e->nrcpt;
@@ -213,6 +232,7 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qsi_peer_unlink_entry(p, e);
     qsi_qlist_unlink(&q->todo_head, &q->todo_tail, e);
     q->todo--;
+    qsi_ck_entry_gone(s, e);
     p->refcount--;
     /* Dealt with: it counts as selected (as in Postfix), so the job's
      * entry total - the score denominator, the S-PRE-3 gate - still
@@ -224,13 +244,14 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
         job->read_entries--;
     else
         job->selected_entries++;
+    qsi_cix_update(job);
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;
     qsi_message_return_slots(s, m, job);
-    qsi_peer_free_if_unused(p);
+    qsi_peer_free_if_unused(s, p);
     qsi_message_schedule_check(s, m);
-    free(e);
+    qsi_entry_free(s, e);
 }
 
 /*
@@ -296,6 +317,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
      * out of core and tallied by outcome. */
     qsi_qlist_unlink(&q->busy_head, &q->busy_tail, e);
     q->busy--;
+    qsi_ck_entry_gone(s, e);
     t->in_flight--;
     rcpt_leave_core(s, e);
     if (outcome == QS_DONE_OK) {
@@ -324,7 +346,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
      * queue defers its pending entries), and the peer must survive that
      * to be found here. */
     p->refcount--;
-    qsi_peer_free_if_unused(p);
+    qsi_peer_free_if_unused(s, p);
     /* S-PFX-19 (postfix profile): when a dead destination has nothing
      * left and the queue manager holds more than twice
      * qmgr_message_recipient_limit destinations in all, Postfix brings it
@@ -336,23 +358,16 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* S-CON-13: an alive queue with nothing pending or in flight goes
      * (R-1 idle_window). */
     qsi_queue_free_if_idle(s, q);
-    free(e);
+    qsi_entry_free(s, e);
     qsi_message_schedule_check(s, m);
     qsi_run_checks(s);
     return 0;
 }
 
-/* The message's own memory: its groups and id.  Its jobs are freed first
- * by the caller (memory.c message check, or qs_sched_free). */
+/* The message's own memory: its groups and id, in its one allocation.
+ * Its jobs are freed first by the caller (memory.c message check, or
+ * qs_sched_free). */
 void qsi_message_free(qs_message *m)
 {
-    size_t i;
-    for (i = 0; i < m->ngroups; i++) {
-        free(m->groups[i].transport);
-        free(m->groups[i].local);
-        free(m->groups[i].nexthop);
-    }
-    free(m->groups);
-    free(m->id);
-    free(m);
+    free(m); /* with its groups and strings */
 }

@@ -80,6 +80,8 @@
  * no decision iterates it. */
 static void child_unlink(qs_job *parent, qs_job *child)
 {
+    QSI_CK_JOB(parent->transport->sched, parent);
+    QSI_CK_JOB(parent->transport->sched, child);
     if (child->sprev)
         child->sprev->snext = child->snext;
     else
@@ -93,6 +95,8 @@ static void child_unlink(qs_job *parent, qs_job *child)
 
 static void child_append(qs_job *parent, qs_job *child)
 {
+    QSI_CK_JOB(parent->transport->sched, parent);
+    QSI_CK_JOB(parent->transport->sched, child);
     child->sprev = parent->child_tail;
     child->snext = NULL;
     if (parent->child_tail)
@@ -126,6 +130,8 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
         if (parent)
             child_append(parent, child);
         child->parent = parent;
+        qsi_cix_update(child); /* a parent or none: a time marker or not */
+        QSI_CK_JOB(job->transport->sched, child);
     }
 }
 
@@ -177,9 +183,12 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
         r.c = parent->slots_available;
         child_unlink(parent, job);
         job->parent = NULL;
+        qsi_cix_update(job);
+        QSI_CK_JOB(s, job);
     }
     qsi_job_parent_gone(job, parent);
     job->stack_level = 0;
+    QSI_CK_JOB(s, job);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     qsi_emit(s, &r);
 }
@@ -242,6 +251,12 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
  *
  * early_stop: the scan may stop at a level-0 job whose age alone cannot
  * beat the best score; see the comment in the loop.
+ *
+ * This walk is the document's description, and what the scheduler runs on
+ * short job lists.  On a long list it asks the candidate index instead
+ * (candidates.c: the same answer in O(log n) where the walk costs O(n));
+ * crosscheck builds (the fuzz harnesses, tests/identity.sh) run both walks
+ * beside every query and abort on any difference.
  */
 static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
                                   int early_stop, int64_t *out_delay,
@@ -315,15 +330,28 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
     return best;
 }
 
-/* The scan with its early stop.  The stop is an optimisation resting on an
- * ordering property of the job list that no kernel contract can state;
- * fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full scan and abort
- * if the two ever disagree. */
+/* S-PRE-5, S-PRE-6: the candidate: from the walk with its early stop on a
+ * short list, from the candidate index (candidates.c) on a long one.  The
+ * early stop is an optimisation resting on an ordering property of the
+ * job list that no kernel contract can state, and the index is another
+ * structure; fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full
+ * scan and abort if any two ever disagree. */
+/* 1 if the candidate index (candidates.c) computes the candidate rule
+ * under this scheduler's readings: its defaults, the same in both
+ * profiles (spec/readings.md R-3, R-8, R-11, R-19). */
+static int cix_reading(const qs_sched *s)
+{
+    return QS_READING(s, QR_CANDIDATE_FIT) == QRV_FIT_NO_MORE_THAN &&
+           QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES &&
+           QS_READING(s, QR_PREEMPTED_CANDIDATES) == QRV_PREEMPTED_EXCLUDED &&
+           QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_TOTAL;
+}
+
 static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                              int64_t *total, int64_t *max_slots)
 {
     qs_transport *t = current->transport;
-    qs_job *best;
+    qs_job *best = NULL;
     /* S-PFX-20 (postfix profile): Postfix answers from its candidate
      * cache when the cached answer was found for this same current job,
      * and either in this same second or the answer was "no candidate"
@@ -339,19 +367,47 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                                             current->slots_available,
                                             t->slot_cost);
         if (best) {
-            *delay = s->now - best->message->queued_time + 1;
-            *total = QS_MAX_ENTRIES(best);
+            /* the score as the walk computes it */
+            *delay = s->now - best->message->queued_time +
+                     (QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) ==
+                              QRV_PLUS_ONE_YES
+                          ? 1
+                          : 0);
+            *total = QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_REMAINING
+                         ? QS_MAX_ENTRIES(best) - best->selected_entries
+                         : QS_MAX_ENTRIES(best);
         }
         return best;
     }
-    best = job_candidate_scan(s, current, 1, delay, total, max_slots);
+    /* A fresh answer: the walk on a short list, the index on a long one
+     * (the same job, candidates.c).  The index knows one reading of the
+     * candidate rule only - "no more than" max_slots, delay + 1 over the
+     * total, preempted jobs left out (R-3, R-8, R-11, R-19 at their
+     * defaults; R-9 matters only with R-3 = less_than); under any other
+     * reading the walk answers, which holds every reading's test. */
+    *delay = 0;
+    *total = 1;
+    if (!t->cix_on || !cix_reading(s)) {
+        best = job_candidate_scan(s, current, 1, delay, total, max_slots);
+    } else {
+        *max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
+                                            current->selected_entries,
+                                            current->slots_available,
+                                            t->slot_cost);
+        if (*max_slots > 0)
+            best = qsi_cix_candidate(s, current, *max_slots, delay, total);
+    }
     t->cand_cache = best;
     t->cand_current = current;
     t->cand_time = s->now;
 #ifdef QSCHED_CROSSCHECK
     {
-        /* Fuzz builds: the early stop must not change the answer. */
+        /* Fuzz builds: the index, the walk with its early stop, and the
+         * whole walk must agree. */
         int64_t d2, t2, m2;
+        if (job_candidate_scan(s, current, 1, &d2, &t2, &m2) != best ||
+            (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
+            abort();
         if (job_candidate_scan(s, current, 0, &d2, &t2, &m2) != best)
             abort();
     }
@@ -491,6 +547,14 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
          * preempts hands its children on as if it left its stack
          * (S-PRE-10: they become orphans, keeping their levels). */
         qsi_job_parent_gone(job, NULL);
+    qsi_cix_remove(t, job);
+    /* the incremental checker: the job, its old and new neighbours */
+    QSI_CK_JOB(s, job);
+    QSI_CK_JOB(s, job->lprev);
+    QSI_CK_JOB(s, job->lnext);
+    QSI_CK_JOB(s, current);
+    QSI_CK_JOB(s, current->lprev);
+    QSI_CK_MSG(s, job->message);
     if (job->lprev)
         job->lprev->lnext = job->lnext;
     else
@@ -506,7 +570,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     else
         t->jhead = job;
     current->lprev = job;
+    qsi_cix_insert(t, job);
     job->parent = current;
+    qsi_cix_update(job);
     job->preempted_serial = current->serial;
     child_append(current, job);
     job->stack_level = current->stack_level + 1;

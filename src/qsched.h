@@ -234,6 +234,14 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen);
  * state is consistent, else -1 with the first broken invariant in err. */
 int qs_check_invariants(const qs_sched *s, char *err, size_t errlen);
 
+/* The same invariants, checked incrementally (what `qsched
+ * --check-invariants` runs after every event): the first call checks the
+ * whole state, and from then on the scheduler notes the objects each event
+ * touches; each later call checks those objects and the scheduler's sums,
+ * in O(size of what the events since the last call changed).  0, or -1
+ * with the first broken invariant in err. */
+int qs_check_changes(qs_sched *s, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,15 +104,6 @@ void qsi_emit(qs_sched *s, qs_trace *r)
         s->sink(s->ctx, r);
 }
 
-/* An empty record of one kind: unused fields are 0 or NULL, which the
- * printers rely on. */
-qs_trace qsi_trace_init(enum qs_trace_kind kind)
-{
-    qs_trace r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    return r;
-}
 
 void *qsi_calloc(size_t n, size_t size)
 {
@@ -125,6 +116,37 @@ void *qsi_calloc(size_t n, size_t size)
         abort();
     }
     return p;
+}
+
+/* A zeroed object from the free list, or a new one (see qs_pool in
+ * sched_int.h).  The list is threaded through the first bytes of the free
+ * objects themselves. */
+void *qsi_pool_get(qs_pool *p)
+{
+    void *obj = p->head;
+    if (!obj)
+        return qsi_calloc(1, p->size);
+    memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
+    memset(obj, 0, p->size);
+    return obj;
+}
+
+/* Back on the free list, for the next qsi_pool_get of its kind. */
+void qsi_pool_put(qs_pool *p, void *obj)
+{
+    memcpy(obj, &p->head, sizeof p->head);
+    p->head = obj;
+}
+
+/* With the scheduler: the free objects go back to malloc (the live ones
+ * are freed with their owners in qs_sched_free). */
+static void pool_destroy(qs_pool *p)
+{
+    while (p->head) {
+        void *obj = p->head;
+        memcpy(&p->head, obj, sizeof p->head);
+        free(obj);
+    }
 }
 
 /* strdup that never returns NULL (see qsi_calloc). */
@@ -189,6 +211,8 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
         return t;
     t = qsi_calloc(1, sizeof *t);
     t->name = qsi_strdup(name);
+    t->sched = s;
+    QSI_CK_XPORT(s, t);
     t->serial = ++s->serial;
     /* The parameters the preemptive scheduler reads (k, loan, discount,
      * minimum slots), then the concurrency scheduler's, the process
@@ -337,6 +361,9 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         s->reading[i] = (unsigned char)(v >= 0 ? v : qs_reading_default(
                                              i, profile == QS_PROFILE_POSTFIX));
     }
+    s->entry_pool.size = sizeof(qs_entry);
+    s->peer_pool.size = sizeof(qs_peer);
+    s->job_pool.size = sizeof(qs_job);
     s->sink = sink;
     s->ctx = ctx;
     s->next_handle = 1;
@@ -387,7 +414,6 @@ void qs_sched_free(qs_sched *s)
             qn = q->next;
             free_queue_entries(q->todo_head);
             free_queue_entries(q->busy_head);
-            free(q->name);
             free(q);
         }
         (void)j;
@@ -424,6 +450,14 @@ void qs_sched_free(qs_sched *s)
     qs_map_destroy(&s->messages);
     qs_map_destroy(&s->inflight);
     qs_params_free(s->params);
+    free(s->ck_msgs.v);
+    free(s->ck_jobs.v);
+    free(s->ck_queues.v);
+    free(s->ck_xports.v);
+    free(s->ck_entries.v);
+    pool_destroy(&s->entry_pool);
+    pool_destroy(&s->peer_pool);
+    pool_destroy(&s->job_pool);
     free(s->batch);
     free(s);
 }
@@ -495,11 +529,9 @@ int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
     if (i >= n)
         return 0;
     h = qsi_calloc(n, sizeof *h);
-    for (b = 0; b < s->inflight.nbucket; b++) {
-        qs_map_node *nd;
-        for (nd = s->inflight.bucket[b]; nd; nd = nd->next)
-            h[k++] = (int64_t)nd->num;
-    }
+    for (b = 0; b < s->inflight.cap; b++)
+        if (s->inflight.slot[b].value)
+            h[k++] = (int64_t)s->inflight.slot[b].num;
     qsort(h, n, sizeof *h, cmp_i64);
     v = h[i];
     free(h);

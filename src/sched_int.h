@@ -43,6 +43,15 @@ struct qs_entry {
     int64_t nrcpt;            /* recipients in the batch: 1 .. the
                                  transport's destination recipient limit */
     int64_t handle;           /* delivery handle while busy, else 0 */
+    /* the incremental checker (check.c): last check's epoch and place in
+     * its list of touched entries; the queue and list (1 pending, 2 in
+     * flight) it was counted in */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    qs_queue *ck_queue;
+    qs_peer *ck_peer;         /* ... the peer and recipients counted */
+    int64_t ck_nrcpt;
+    int ck_state;
 };
 
 /*
@@ -61,6 +70,8 @@ struct qs_peer {
                                  be freed only at 0, since a `done` still
                                  needs it to find its job */
     qs_peer *prev, *next;     /* the job's peer list (round robin) */
+    int64_t ck_todo, ck_refs; /* the incremental checker's counts of its
+                                 pending, and pending + busy, entries */
 };
 
 /*
@@ -100,6 +111,14 @@ struct qs_queue {
                                  transport could select here now; counted
                                  in transport->ready_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
+    /* the incremental checker (check.c): last check's epoch and place in
+     * its list of touched queues; what it counted for this queue */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_busy;
+    int64_t ck_todo_n, ck_busy_n; /* entries counted in its two lists */
+    int ck_ready, ck_in;
+    char name_buf[];          /* the name (one allocation per queue) */
 };
 
 /*
@@ -151,6 +170,27 @@ struct qs_job {
     int64_t rcpt_limit;       /* recipient slots this job holds from its
                                  transport's pool (S-MEM-5, S-MEM-6) */
     qs_job *mnext;            /* the message's job list */
+    /* the candidate index (candidates.c): this job as a node of its
+     * transport's tree, whose in-order sequence is the job list, with the
+     * subtree's fewest remaining entries, earliest enqueue time and fewest
+     * entries in total (over the jobs with remaining entries) */
+    qs_job *cix_left, *cix_right, *cix_up;
+    uint64_t cix_prio;
+    int64_t cix_min_needed, cix_min_queued, cix_min_total;
+    int64_t cix_size;         /* jobs in the subtree (list positions) */
+    int64_t cix_min_free;     /* earliest enqueue time of a job without a
+                                 stack parent (job_link's time markers) */
+    int cix_in;               /* in the tree (= on the job list) */
+    /* the same for the by-time list (candidates.c), kept with the above */
+    qs_job *tix_left, *tix_right, *tix_up;
+    int64_t tix_size;
+    /* the incremental checker (check.c): as for queues; what it counted
+     * for this job in its transport's sums */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_limit, ck_count;
+    int64_t ck_rc;            /* recipients of its entries, counted */
+    int ck_listed, ck_in;
 };
 
 /*
@@ -188,6 +228,10 @@ struct qs_transport {
     qs_job *job_next_unread;  /* first job on the by-time list whose message
                                  has unread recipients: it holds the pool
                                  (S-MEM-5); a cache, advanced lazily */
+    int64_t njobs;            /* jobs on the scheduler's list */
+    int cix_on;               /* the list indexes are kept (long lists) */
+    qs_job *cix_root;         /* the job list's tree (candidates.c) */
+    qs_job *tix_root;         /* the by-time list's tree */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
     int64_t rcpt_unused;      /* recipient pool (may go negative by at
                                  most extra_rcpt_limit: S-MEM-6) */
@@ -207,12 +251,24 @@ struct qs_transport {
     qs_transport *next;       /* transports in creation order */
     qs_transport *rr_next;    /* the round-robin cycle (S-PRE-14) */
     uint64_t rr_round;        /* last postfix-profile select that tried it */
+    qs_sched *sched;          /* its scheduler (for the checker's notes) */
+    /* the incremental checker (check.c): its sums over the transport's
+     * queues and jobs, kept by differences */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_busy, ck_ready, ck_limits, ck_core, ck_njobs;
+    size_t batch_rank;        /* scratch of the postfix profile's batch
+                                 sort (assign.c): the rank of the name
+                                 among the transports of the batch ... */
+    uint64_t batch_stamp;     /* ... numbered batch_stamp (stats.reads) */
 };
 
 /* One recipient group of an arrive line, owned by the message. */
 typedef struct qs_mgroup {
     char *transport, *local, *nexthop;  /* local may be NULL */
     int64_t count;
+    qs_transport *t;          /* the transport, once a batch met the group
+                                 (transports live as long as the scheduler) */
 } qs_mgroup;
 
 /*
@@ -245,7 +301,23 @@ struct qs_message {
     qs_message *next;         /* incoming FIFO, or the active list */
     qs_message *aprev;        /* active list */
     qs_message *check_next;   /* the scheduler's check list */
+    /* the incremental checker (check.c): as for queues; the in-core
+     * recipients it counted for the message */
+    uint64_t ck_epoch;
+    size_t ck_index;
+    int64_t ck_rcpt;
+    int ck_active, ck_in;
+    /* the groups and every string above follow in the same allocation */
 };
+
+/* A free list of one kind of object (entries, peers, jobs): a delivery
+ * creates and frees an entry, a message its jobs and peers; reusing them
+ * keeps malloc out of the scheduling path.  Objects come back zeroed, as
+ * from calloc; the lists are freed with the scheduler. */
+typedef struct qs_pool {
+    void *head;
+    size_t size;
+} qs_pool;
 
 /*
  * The scheduler.  Everything it knows lives here or hangs from here: no
@@ -295,6 +367,17 @@ struct qs_sched {
     /* scratch buffer for reading batches */
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
+    qs_pool entry_pool, peer_pool, job_pool;
+    /* the incremental invariant checker (check_changes.c, qs_check_changes): on
+     * after its first call; the objects events touched since its last
+     * call; its sums over all objects */
+    int ck_on;
+    uint64_t ck_epoch;
+    struct qs_touched {
+        void **v;
+        size_t n, cap;
+    } ck_msgs, ck_jobs, ck_queues, ck_xports, ck_entries;
+    int64_t ck_in_core, ck_busy, ck_active;
 };
 
 /* The value of a named reading (readings.h), e.g.
@@ -333,8 +416,17 @@ int64_t qs_bound_holding(const qs_sched *s);
 /* sched.c: shared helpers and transports */
 void qsi_seterr(char *err, size_t errlen, const char *msg);
 void qsi_emit(qs_sched *s, qs_trace *r);
-qs_trace qsi_trace_init(enum qs_trace_kind kind);
+/* A trace record of the kind, every other field zero (inline: one per
+ * decision). */
+static inline qs_trace qsi_trace_init(enum qs_trace_kind kind)
+{
+    qs_trace r = {0};
+    r.kind = kind;
+    return r;
+}
 void *qsi_calloc(size_t n, size_t size);
+void *qsi_pool_get(qs_pool *p);
+void qsi_pool_put(qs_pool *p, void *obj);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
 int qsi_postfix(const qs_sched *s);
@@ -357,16 +449,88 @@ void qsi_job_retire(qs_sched *s, qs_job *job);
 qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t);
 void qsi_job_free(qs_sched *s, qs_job *job);
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
-void qsi_peer_free_if_unused(qs_peer *p);
+/* the job's peer for destination q, or NULL (no new peer) */
+qs_peer *qsi_peer_find(const qs_job *job, const qs_queue *q);
+void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p);
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e);
-qs_entry *qsi_entry_create(qs_peer *p);
+qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p);
+void qsi_entry_free(qs_sched *s, qs_entry *e);
 
 /* preempt.c: the preemption stack and the preemption itself */
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+
+/* check.c's per-object checks, shared with the incremental checker in
+ * check_changes.c so that each invariant is stated once: the first broken
+ * invariant as a message (returns -1), a queue's counters and window
+ * (S-INV-3, S-INV-6), a message's jobs, peers and entries (S-INV-4,
+ * S-INV-5). */
+int qsi_check_fail(char *err, size_t errlen, const char *fmt, ...);
+int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
+                           const qs_queue *q, char *err, size_t errlen);
+int qsi_check_message(const qs_sched *s, const qs_message *m,
+                      int64_t *in_core_sum, int counted, char *err,
+                      size_t errlen);
+
+/* check.c: the incremental checker's notes.  An event that changes an
+ * object (its counters, its lists, its links) notes it, once per check;
+ * nothing happens until the checker is on (qs_check_changes). */
+void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
+                 uint64_t *epoch, size_t *index);
+void qsi_ck_message_gone(qs_sched *s, qs_message *m);
+void qsi_ck_job_gone(qs_sched *s, qs_job *j);
+void qsi_ck_queue_gone(qs_sched *s, qs_queue *q);
+void qsi_ck_entry_gone(qs_sched *s, qs_entry *e);
+
+/* The notes: one test at the call site (the checker is off in a plain
+ * replay), the rest in check.c. */
+void qsi_ck_msg(qs_sched *s, qs_message *m);
+void qsi_ck_xport(qs_sched *s, qs_transport *t);
+void qsi_ck_job(qs_sched *s, qs_job *j);
+void qsi_ck_queue(qs_sched *s, qs_queue *q);
+void qsi_ck_entry(qs_sched *s, qs_entry *e);
+#define QSI_CK_MSG(s, m)                                                     \
+    do {                                                                     \
+        if ((s)->ck_on)                                                      \
+            qsi_ck_msg((s), (m));                                            \
+    } while (0)
+#define QSI_CK_XPORT(s, t)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on)                                                      \
+            qsi_ck_xport((s), (t));                                          \
+    } while (0)
+#define QSI_CK_JOB(s, j)                                                     \
+    do {                                                                     \
+        if ((s)->ck_on)                                                      \
+            qsi_ck_job((s), (j));                                            \
+    } while (0)
+#define QSI_CK_QUEUE(s, q)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on)                                                      \
+            qsi_ck_queue((s), (q));                                          \
+    } while (0)
+#define QSI_CK_ENTRY(s, e)                                                   \
+    do {                                                                     \
+        if ((s)->ck_on)                                                      \
+            qsi_ck_entry((s), (e));                                          \
+    } while (0)
+
+/* candidates.c: the candidate index, kept in step with the job list */
+void qsi_cix_insert(qs_transport *t, qs_job *job);
+void qsi_cix_remove(qs_transport *t, qs_job *job);
+void qsi_cix_update(qs_job *job);
+void qsi_cix_resize(qs_transport *t);
+qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time);
+int qsi_cix_after(const qs_job *a, const qs_job *b);
+void qsi_tix_insert(qs_transport *t, qs_job *job);
+void qsi_tix_remove(qs_transport *t, qs_job *job);
+qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time);
+int qsi_tix_after(const qs_job *a, const qs_job *b);
+qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
+                          int64_t *delay, int64_t *total);
 
 /* select.c: blockers */
 void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q);

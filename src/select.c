@@ -91,7 +91,7 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
             qs_peer *p;
             if (!QS_IS_BLOCKER(job))
                 continue;
-            p = qs_map_get(&job->peers, NULL, q->serial);
+            p = qsi_peer_find(job, q);
             if (p && p->ehead) {
                 job->blocker_tag = 0;
                 released = 1;
@@ -115,6 +115,7 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
          * next walk starts at the head and skips the blockers. */
         t->job_walk = t->jhead;
     }
+    QSI_CK_XPORT(s, t);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
     r.dest = q->name;
@@ -227,8 +228,12 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_qlist_append(&q->busy_head, &q->busy_tail, e);
     q->busy++;
     job->selected_entries++;
+    qsi_cix_update(job);
+    QSI_CK_MSG(s, job->message);
+    QSI_CK_QUEUE(s, q);
     qsi_queue_update_ready(q);
     e->handle = s->next_handle++;
+    QSI_CK_ENTRY(s, e);
     qsi_map_put(&s->inflight, NULL, (uint64_t)e->handle, e);
     t->in_flight++;
     t->deliveries++;
@@ -308,6 +313,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
              * called current job"; the jobs the walk passed are blockers. */
             t->job_current = job;
             t->job_walk = job;
+            QSI_CK_XPORT(s, t);
             /* Done with this job for now: it leaves the job lists
              * (S-PRE-2).  A job whose message is not fully read
              * (QS_UNREAD, S-PFX-16) stays, since the next batch may bring
@@ -342,6 +348,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
     t->job_walk = NULL;
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
         t->job_current = NULL;
+    QSI_CK_XPORT(s, t);
     return 0;
 }
 

@@ -185,19 +185,30 @@ static int format_concurrency(const qs_trace *r, char *buf, size_t len)
     }
 }
 
-/* The deliver line is most of every trace: built by hand, not by
- * snprintf (replay speed, tests/bench.sh). */
-static size_t app_str(char *buf, size_t pos, size_t len, const char *s)
+/* A line under construction: the text form is built by hand, not by
+ * snprintf (a trace line per decision; replay speed, tests/bench.sh).
+ * Output that does not fit is cut exactly where snprintf would cut it:
+ * at most len - 1 bytes and a NUL. */
+typedef struct line_buf {
+    char *buf;
+    size_t pos, len;  /* len >= 1 */
+} line_buf;
+
+static void put_str(line_buf *b, const char *s)
 {
-    while (*s && pos + 1 < len)
-        buf[pos++] = *s++;
-    return pos;
+    size_t n, room = b->len - 1 - b->pos;
+    if (!s)
+        s = "(null)"; /* what printf's %s writes for a null pointer */
+    n = strlen(s);
+    if (n > room)
+        n = room;
+    memcpy(b->buf + b->pos, s, n);
+    b->pos += n;
 }
 
 /* Decimal digits of v, negative included (via unsigned, so that the
- * most negative value has no overflow); truncated, like app_str, at the
- * buffer's end. */
-static size_t app_num(char *buf, size_t pos, size_t len, long long v)
+ * most negative value has no overflow); cut at the buffer's end. */
+static void put_num(line_buf *b, long long v)
 {
     char digits[24];
     int n = 0;
@@ -207,28 +218,29 @@ static size_t app_num(char *buf, size_t pos, size_t len, long long v)
         digits[n++] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
-    if (v < 0 && pos + 1 < len)
-        buf[pos++] = '-';
-    while (n > 0 && pos + 1 < len)
-        buf[pos++] = digits[--n];
-    return pos;
+    if (v < 0 && b->pos + 1 < b->len)
+        b->buf[b->pos++] = '-';
+    while (n > 0 && b->pos + 1 < b->len)
+        b->buf[b->pos++] = digits[--n];
 }
 
-/* "deliver Dn MSG TRANSPORT:DEST N" (spec/trace.md). */
-static size_t format_deliver(const qs_trace *r, char *buf, size_t len)
+/* "WORD A B": a word and two names, the common shape of explain lines */
+static void put_word2(line_buf *b, const char *word, const char *x,
+                      const char *y)
 {
-    size_t pos = app_str(buf, 0, len, "deliver D");
-    pos = app_num(buf, pos, len, r->handle);
-    pos = app_str(buf, pos, len, " ");
-    pos = app_str(buf, pos, len, r->msg);
-    pos = app_str(buf, pos, len, " ");
-    pos = app_str(buf, pos, len, r->transport);
-    pos = app_str(buf, pos, len, ":");
-    pos = app_str(buf, pos, len, r->dest);
-    pos = app_str(buf, pos, len, " ");
-    pos = app_num(buf, pos, len, r->n);
-    buf[pos] = 0;
-    return pos;
+    put_str(b, word);
+    put_str(b, " ");
+    put_str(b, x);
+    put_str(b, " ");
+    put_str(b, y);
+}
+
+/* "TRANSPORT:DEST" */
+static void put_tdest(line_buf *b, const qs_trace *r)
+{
+    put_str(b, r->transport);
+    put_str(b, ":");
+    put_str(b, r->dest);
 }
 
 /* One record as its text line, snprintf-style into buf (truncated if
@@ -239,107 +251,186 @@ static size_t format_deliver(const qs_trace *r, char *buf, size_t len)
 size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                        size_t len)
 {
-    int n = 0;
+    line_buf lb = {buf, 0, len}, *b = &lb;
     if (!qs_trace_is_default(r) && !explain)
+        return 0;
+    if (len == 0)
         return 0;
     switch (r->kind) {
     case QS_T_DELIVER:
-        return len ? format_deliver(r, buf, len) : 0;
+        put_str(b, "deliver D");
+        put_num(b, r->handle);
+        put_str(b, " ");
+        put_str(b, r->msg);
+        put_str(b, " ");
+        put_tdest(b, r);
+        put_str(b, " ");
+        put_num(b, r->n);
+        break;
     case QS_T_IDLE:
-        n = snprintf(buf, len, "idle");
+        put_str(b, "idle");
         break;
     case QS_T_WINDOW:
-        n = snprintf(buf, len, "window %s:%s %lld %lld", r->transport,
-                     r->dest, (long long)r->a, (long long)r->b);
+        put_str(b, "window ");
+        put_tdest(b, r);
+        put_str(b, " ");
+        put_num(b, r->a);
+        put_str(b, " ");
+        put_num(b, r->b);
         break;
     case QS_T_DEAD:
-        n = snprintf(buf, len, "dead %s:%s", r->transport, r->dest);
+        put_str(b, "dead ");
+        put_tdest(b, r);
         break;
     case QS_T_REVIVE:
-        n = snprintf(buf, len, "revive %s:%s %lld", r->transport, r->dest,
-                     (long long)r->a);
+        put_str(b, "revive ");
+        put_tdest(b, r);
+        put_str(b, " ");
+        put_num(b, r->a);
         break;
     case QS_T_DEFER:
-        n = snprintf(buf, len, "defer %s %s:%s %lld", r->msg, r->transport,
-                     r->dest, (long long)r->n);
+        put_str(b, "defer ");
+        put_str(b, r->msg);
+        put_str(b, " ");
+        put_tdest(b, r);
+        put_str(b, " ");
+        put_num(b, r->n);
         break;
     case QS_T_FBWARN:
         return 0; /* not a trace line: a warning, see qs_trace_print */
     case QS_T_ACTIVATE:
-        n = snprintf(buf, len, "activate %s", r->msg);
+        put_str(b, "activate ");
+        put_str(b, r->msg);
         break;
     case QS_T_WAIT:
-        n = snprintf(buf, len, "wait %s", r->msg);
+        put_str(b, "wait ");
+        put_str(b, r->msg);
         break;
     case QS_T_LEAVE:
-        n = snprintf(buf, len, "leave %s delivered=%lld deferred=%lld",
-                     r->msg, (long long)r->a, (long long)r->b);
+        put_str(b, "leave ");
+        put_str(b, r->msg);
+        put_str(b, " delivered=");
+        put_num(b, r->a);
+        put_str(b, " deferred=");
+        put_num(b, r->b);
         break;
     case QS_T_READ:
-        n = snprintf(buf, len, "read %s %lld unread=%lld limit=%lld", r->msg,
-                     (long long)r->n, (long long)r->a, (long long)r->b);
+        put_str(b, "read ");
+        put_str(b, r->msg);
+        put_str(b, " ");
+        put_num(b, r->n);
+        put_str(b, " unread=");
+        put_num(b, r->a);
+        put_str(b, " limit=");
+        put_num(b, r->b);
         break;
     case QS_T_CANDIDATE:
-        n = snprintf(buf, len, "candidate %s current=%s best=%s score=%lld/"
-                     "%lld max_slots=%lld", r->transport, r->msg, r->msg2,
-                     (long long)r->a, (long long)r->b, (long long)r->c);
+        put_str(b, "candidate ");
+        put_str(b, r->transport);
+        put_str(b, " current=");
+        put_str(b, r->msg);
+        put_str(b, " best=");
+        put_str(b, r->msg2);
+        put_str(b, " score=");
+        put_num(b, r->a);
+        put_str(b, "/");
+        put_num(b, r->b);
+        put_str(b, " max_slots=");
+        put_num(b, r->c);
         break;
     case QS_T_PREEMPT:
     case QS_T_NOPREEMPT:
-        n = snprintf(buf, len, "%s %s %s by %s: counter=%lld k=%lld "
-                     "loan=%lld discount=%lld needed=%lld: %lld/%lld+%lld %s "
-                     "%lld*(100-%lld)/100",
-                     r->kind == QS_T_PREEMPT ? "preempt" : "nopreempt",
-                     r->transport, r->msg, r->msg2, (long long)r->a,
-                     (long long)r->c, (long long)r->d, (long long)r->e,
-                     (long long)r->b, (long long)r->a, (long long)r->c,
-                     (long long)r->d, r->kind == QS_T_PREEMPT ? ">=" : "<",
-                     (long long)r->b, (long long)r->e);
-        if (r->kind == QS_T_PREEMPT && n > 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, " level=%lld",
-                          (long long)r->f);
+        /* "preempt T M by M2: counter=A k=C loan=D discount=E needed=B:
+         *  A/C+D >= B*(100-E)/100 level=F" (nopreempt: "<", no level) */
+        put_word2(b, r->kind == QS_T_PREEMPT ? "preempt" : "nopreempt",
+                  r->transport, r->msg);
+        put_str(b, " by ");
+        put_str(b, r->msg2);
+        put_str(b, ": counter=");
+        put_num(b, r->a);
+        put_str(b, " k=");
+        put_num(b, r->c);
+        put_str(b, " loan=");
+        put_num(b, r->d);
+        put_str(b, " discount=");
+        put_num(b, r->e);
+        put_str(b, " needed=");
+        put_num(b, r->b);
+        put_str(b, ": ");
+        put_num(b, r->a);
+        put_str(b, "/");
+        put_num(b, r->c);
+        put_str(b, "+");
+        put_num(b, r->d);
+        put_str(b, r->kind == QS_T_PREEMPT ? " >= " : " < ");
+        put_num(b, r->b);
+        put_str(b, "*(100-");
+        put_num(b, r->e);
+        put_str(b, ")/100");
+        if (r->kind == QS_T_PREEMPT) {
+            put_str(b, " level=");
+            put_num(b, r->f);
+        }
         break;
     case QS_T_POP:
-        n = snprintf(buf, len, "pop %s %s parent=%s used_delta=%lld "
-                     "refund=%s parent_counter=%lld", r->transport, r->msg,
-                     nz(r->msg2), (long long)r->a, r->b ? "yes" : "no",
-                     (long long)r->c);
+        put_word2(b, "pop", r->transport, r->msg);
+        put_str(b, " parent=");
+        put_str(b, nz(r->msg2));
+        put_str(b, " used_delta=");
+        put_num(b, r->a);
+        put_str(b, " refund=");
+        put_str(b, r->b ? "yes" : "no");
+        put_str(b, " parent_counter=");
+        put_num(b, r->c);
         break;
     case QS_T_BLOCKER:
-        n = snprintf(buf, len, "blocker %s %s", r->transport, r->msg);
+        put_word2(b, "blocker", r->transport, r->msg);
         break;
     case QS_T_UNBLOCK:
-        n = snprintf(buf, len, "unblock %s %s", r->transport, r->dest);
+        put_word2(b, "unblock", r->transport, r->dest);
         break;
     case QS_T_RETIRE:
-        n = snprintf(buf, len, "retire %s %s", r->transport, r->msg);
+        put_word2(b, "retire", r->transport, r->msg);
         break;
     case QS_T_RELINK:
-        n = snprintf(buf, len, "relink %s %s", r->transport, r->msg);
+        put_word2(b, "relink", r->transport, r->msg);
         break;
     case QS_T_NOCANDIDATE:
-        n = snprintf(buf, len, "nocandidate %s current=%s counter=%lld "
-                     "max_slots=%lld", r->transport, r->msg, (long long)r->a,
-                     (long long)r->c);
+        put_str(b, "nocandidate ");
+        put_str(b, r->transport);
+        put_str(b, " current=");
+        put_str(b, r->msg);
+        put_str(b, " counter=");
+        put_num(b, r->a);
+        put_str(b, " max_slots=");
+        put_num(b, r->c);
         break;
     case QS_T_SAFETY:
     case QS_T_SUCCESS:
     case QS_T_FAILURE:
     case QS_T_COHORT:
-    case QS_T_BACKOFF:
-        n = format_concurrency(r, buf, len);
-        break;
+    case QS_T_BACKOFF: {
+        /* explain-level concurrency records: rare enough for snprintf */
+        int n = format_concurrency(r, buf, len);
+        if (n < 0)
+            return 0;
+        return (size_t)n < len ? (size_t)n : len - 1;
+    }
     case QS_T_RCPTPOOL:
-        n = snprintf(buf, len, "rcptpool %s %s limit=%lld pool=%lld next=%s",
-                     r->transport, r->msg, (long long)r->a, (long long)r->b,
-                     nz(r->msg2));
+        put_word2(b, "rcptpool", r->transport, r->msg);
+        put_str(b, " limit=");
+        put_num(b, r->a);
+        put_str(b, " pool=");
+        put_num(b, r->b);
+        put_str(b, " next=");
+        put_str(b, nz(r->msg2));
         break;
     }
-    if (n < 0)
-        return 0;
-    return (size_t)n < len ? (size_t)n : len - 1;
+    buf[lb.pos] = 0;
+    return lb.pos;
 }
 
+/* The "event" value of a JSON line, in enum qs_trace_kind order. */
 /* The "event" value of a JSON line, in enum qs_trace_kind order. */
 static const char *kind_name(enum qs_trace_kind k)
 {
@@ -513,6 +604,39 @@ void qs_trace_print(void *vp, const qs_trace *r)
     fwrite(line, 1, n + 1, p->out);
 }
 
+/* The buffered printer of the CLI (trace.h): the same lines as
+ * qs_trace_print, gathered in 64 KB blocks. */
+void qs_printer_flush(qs_buffered_printer *bp)
+{
+    if (bp->len)
+        fwrite(bp->buf, 1, bp->len, bp->p.out);
+    bp->len = 0;
+}
+
+void qs_trace_print_buffered(void *vp, const qs_trace *r)
+{
+    qs_buffered_printer *bp = vp;
+    size_t n;
+    if (r->kind == QS_T_FBWARN || bp->p.jsonl) {
+        /* warnings and JSON Lines: through stdio, in order */
+        qs_printer_flush(bp);
+        qs_trace_print(&bp->p, r);
+        return;
+    }
+    if (!qs_trace_is_default(r) && !bp->p.explain)
+        return;
+    /* a line is at most 1022 bytes and its newline (qs_trace_print) */
+    if (QS_PRINT_BUFFER - bp->len < 1024)
+        qs_printer_flush(bp);
+    n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
+    bp->buf[bp->len + n] = '\n';
+    bp->len += n + 1;
+}
+
+/* --stats: the scheduler's counters, the document's in-core bound beside
+ * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
+ * transport in creation order.  Printed after the trace, so it never
+ * interleaves with decisions. */
 /* --stats: the scheduler's counters, the document's in-core bound beside
  * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
  * transport in creation order.  Printed after the trace, so it never

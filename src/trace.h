@@ -25,6 +25,18 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                        size_t buflen);
 /* A qs_trace_sink printing to a qs_printer. */
 void qs_trace_print(void *printer, const qs_trace *r);
+/* A printer with an output buffer of its own (the CLI): text lines are
+ * formatted straight into it and leave in one fwrite per 64 KB, with no
+ * stdio call per line.  Same bytes as qs_trace_print; flush before
+ * anything else writes to the same stream. */
+#define QS_PRINT_BUFFER 65536
+typedef struct qs_buffered_printer {
+    qs_printer p;
+    size_t len;
+    char buf[QS_PRINT_BUFFER];
+} qs_buffered_printer;
+void qs_trace_print_buffered(void *bp, const qs_trace *r);
+void qs_printer_flush(qs_buffered_printer *bp);
 /* The --stats report. */
 void qs_print_stats(const qs_printer *p, const qs_sched *s);
 

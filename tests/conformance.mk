@@ -20,11 +20,12 @@
 #   make coverage
 #       builds the core with gcov into build/coverage, runs the suite alone
 #       (qsched with --stats, so that the statistics accessors run too; the
-#       extra lines do not count in the comparison), then the golden twins
-#       of the named readings (tests/golden/rd-*: the only streams that
-#       switch a reading of spec/readings.md, which no implementation's
-#       suite contains) and the malformed streams tests/errors/reading-*,
-#       prints gcovr's summary
+#       extra lines do not count in the comparison; and with
+#       --check-invariants, so that the core's notes for the incremental
+#       checker are taken too), then the golden twins of the named
+#       readings (tests/golden/rd-*: the only streams that switch a reading
+#       of spec/readings.md, which no implementation's suite contains) and
+#       the malformed streams tests/errors/reading-*, prints gcovr's summary
 #       of the core, and gates with tests/conformance/tools/coverage.py:
 #       fails below COVERAGE_MIN (95) percent of lines or branches, leaving
 #       out the code listed with its reason in
@@ -40,7 +41,7 @@
 IMPL ?= $(BUILD)/qsched
 COVERAGE_BUILD := build/coverage
 COVERAGE_MIN ?= 95
-COVERAGE_CORE := $(filter-out src/check.c src/state_text.c,$(CORE_SRC))
+COVERAGE_CORE := $(filter-out src/check.c src/check_changes.c src/state_text.c,$(CORE_SRC))
 COVERAGE_FILTER := $(subst $(eval) ,|,$(patsubst src/%.c,%,$(COVERAGE_CORE)))
 
 .PHONY: conformance coverage conformance-regen conformance-index
@@ -63,11 +64,11 @@ coverage: $(BUILD)/qsched
 	@cp -R Makefile src $(COVERAGE_TREE)/
 	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
 	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
-	  -q "$(COVERAGE_QSCHED) --stats"
+	  -q "$(COVERAGE_QSCHED) --stats --check-invariants"
 	@echo "== the named readings: the rd goldens, -d, verify --readings"
 	@for f in tests/golden/rd-*.events; do \
-	  $(COVERAGE_QSCHED) --stats $$(sed -n '1s/^# args: *//p' $$f) $$f \
-	    >/dev/null || exit 1; done
+	  $(COVERAGE_QSCHED) --stats --check-invariants \
+	    $$(sed -n '1s/^# args: *//p' $$f) $$f >/dev/null || exit 1; done
 	@for f in tests/errors/reading-*.events; do \
 	  $(COVERAGE_QSCHED) $$f >/dev/null 2>&1; [ $$? -eq 2 ] || exit 1; done
 	@$(COVERAGE_QSCHED) -d >/dev/null
@@ -78,9 +79,9 @@ coverage: $(BUILD)/qsched
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
 	  --filter 'src/($(COVERAGE_FILTER))\.c$$' --print-summary -o build/gcovr-core.txt
-	@echo "== gcovr: src/check.c, src/state_text.c (invariant checker, not gated)"
+	@echo "== gcovr: src/check.c, src/check_changes.c, src/state_text.c (invariant checker, not gated)"
 	@cd $(COVERAGE_TREE) && gcovr --root . --object-directory build/obj \
-	  --filter 'src/(check|state_text)\.c$$' --print-summary -o build/gcovr-check.txt
+	  --filter 'src/(check|check_changes|state_text)\.c$$' --print-summary -o build/gcovr-check.txt
 	@echo "== gate: the core without code no event stream can reach"
 	@cd $(COVERAGE_TREE) && python3 $(abspath tests/conformance/tools/coverage.py) \
 	  build/obj $(COVERAGE_MIN) $(COVERAGE_CORE)

@@ -26,6 +26,14 @@ MIXES = ["fifo", "preempt", "concurrency", "dead", "memory", "blockers",
          "local", "mixed"]
 PROFILES = ["document", "postfix"]
 SMALL, MEDIUM = 16, 4  # vectors per (mix, profile)
+# Long job lists (issue 16): the benchmark shapes with a backlog of 150
+# messages, past the length where qsched keeps its job list indexes
+# (src/candidates.c), so that the suite covers that code too: candidates
+# (heavy), long lists (queue), and old bulk jobs relinked behind younger
+# ones after a refill (bulk, which needs a longer stream).
+LONG = [("heavy", 70001, "800"), ("queue", 80001, "800"),
+        ("large", 90001, "4000")]
+LONG_ARGS = ["--backlog", "150"]
 
 
 def plan():
@@ -38,6 +46,10 @@ def plan():
                 size = "small" if n <= SMALL else "medium"
                 name = "gen-%s-%s-%02d" % (mix, prof, n)
                 out.append((name, mix, prof, seed, size))
+    for mix, base, size in LONG:
+        for pi, prof in enumerate(PROFILES):
+            out.append(("gen-%s-%s-01" % (mix, prof), mix, prof,
+                        base + 1000 * pi, size, LONG_ARGS))
     return out
 
 
@@ -125,9 +137,9 @@ def main():
         if fn.endswith((".events", ".expected")) or fn == "SKIPPED":
             os.remove(os.path.join(GEN, fn))
     skipped, written = [], 0
-    for name, mix, prof, seed, size in plan():
+    for name, mix, prof, seed, size, *extra in plan():
         cmd = [q, "gen", "--seed", str(seed), "--profile", prof, "--mix",
-               mix, "--size", size]
+               mix, "--size", size] + (extra[0] if extra else [])
         rc, stream, err = run(cmd)
         why = None
         if rc != 0:

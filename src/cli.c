@@ -166,14 +166,14 @@ typedef struct run_ctx {
     long checks;     /* checks made */
     int out_errno;   /* errno of the first failed write, 0 if none */
     char fname[600]; /* the input's name, escaped, for messages */
-    qs_buffered_printer bp; /* the text trace, gathered (trace.h) */
+    qs_buffered_printer *bp; /* the text trace, gathered (trace.h) */
 } run_ctx;
 
 /* The gathered trace to stdout's stdio buffer (before anything else is
  * written: stats, diagnostics, warnings). */
 static void run_flush(run_ctx *c)
 {
-    qs_printer_flush(&c->bp);
+    qs_printer_flush(c->bp);
     if (!c->out_errno && ferror(c->pr.out))
         c->out_errno = errno ? errno : EIO;
 }
@@ -198,9 +198,9 @@ static void run_sink(void *vp, const qs_trace *r)
      * stdout is written, and ferror can change, only when the buffer did
      * not grow (a flush, or a line through stdio). */
     {
-        size_t before = c->bp.len;
-        qs_trace_print_buffered(&c->bp, r);
-        if (c->bp.len <= before && !c->out_errno && ferror(c->pr.out))
+        size_t before = c->bp->len;
+        qs_trace_print_buffered(c->bp, r);
+        if (c->bp->len <= before && !c->out_errno && ferror(c->pr.out))
             c->out_errno = errno ? errno : EIO;
     }
 }
@@ -248,6 +248,10 @@ static int run_after_line(void *vp, qs_stream *st, char *err, size_t errlen)
 static int run_main(int argc, char **argv)
 {
     static char outbuf[1 << 16];
+    /* The trace's 64 KiB gathering buffer lives here, not in c on the
+     * stack: a WebAssembly build (the playground) has a 64 KiB stack in
+     * all, and a frame that big runs over into the program's data. */
+    static qs_buffered_printer trace_buffer;
     run_ctx c;
     qs_read_opts ro;
     int stats = 0, i, rc, html = -1;
@@ -324,8 +328,9 @@ static int run_main(int argc, char **argv)
     }
     fname = file ? file : "-";
     qs_escape(c.fname, sizeof c.fname, fname);
-    c.bp.p = c.pr;
-    c.bp.len = 0;
+    c.bp = &trace_buffer;
+    c.bp->p = c.pr;
+    c.bp->len = 0;
     st = qs_stream_new(fname, run_sink, &c);
     if (!st) {
         diag("qsched: out of memory");

@@ -28,6 +28,14 @@ for f in "$src"/*.c; do
     objs="$objs $out/obj/$name.o"
 done
 $cc $flags -I"$src" -c -o "$out/obj/main.o" "$src/main.c"
+# the timeline viewer's page, style and script, embedded in the CLI's
+# html.c (the top Makefile generates the same file as build/gen/viewer.c)
+if [ -f "$src/viewer/embed.sh" ]; then
+    sh "$src/viewer/embed.sh" "$src/viewer/page.html" "$src/viewer/viewer.css" \
+        "$src/viewer/viewer.js" >"$out/obj/viewer.c"
+    $cc $flags -I"$src" -c -o "$out/obj/viewer.o" "$out/obj/viewer.c"
+    objs="$objs $out/obj/viewer.o"
+fi
 tools=""
 for f in "$top"/proofs/bmc/*.c; do
     name=$(basename "$f" .c)

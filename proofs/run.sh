@@ -1,37 +1,58 @@
 #!/bin/sh
-# proofs/run.sh - runs the Frama-C WP proofs of the core (issue 6).
+# proofs/run.sh - runs the Frama-C WP proofs of the core (issues 6 and 15).
 #
-# Owns: the exact Frama-C command lines of `make proofs` and
-# `make proofs-mutants`, and the hook that `make check` calls (tests/run.sh
-# runs every proofs/run.sh it finds).  See proofs/README.md for what is
-# proved and why these command lines look the way they do.
+# Owns: the exact Frama-C command lines of `make proofs`, `make
+# proofs-cache`, `make proofs-mutants` and of the replay that `make check`
+# runs, and the committed cache of prover results (proofs/wp-cache/).  See
+# proofs/README.md for what is proved and why the command lines look the
+# way they do.
 #
 # Usage:
-#   sh proofs/run.sh            prove everything; exit 1 if any goal fails
+#   sh proofs/run.sh [replay]   make check: replay the committed prover
+#                               results (proofs/wp-cache/) without running a
+#                               prover; functions whose goals changed are
+#                               re-proved; seconds when nothing changed
+#   sh proofs/run.sh proofs     make proofs: prove everything from scratch
+#                               (no cache); exit 1 if any goal fails
+#   sh proofs/run.sh refresh    make proofs-cache: bring proofs/wp-cache/ up
+#                               to date with the sources (provers run only
+#                               for goals not in it); commit the result
 #   sh proofs/run.sh mutants    check that every mutant of proofs/mutants/
-#                               has at least one unproved goal
+#                               has the unproved goals its "# expect:" names
 # Environment:
 #   BUILD           build directory (default build); output in BUILD/proofs
 #   CC              C compiler for the syntax checks (default cc)
 #   PROOFS_REQUIRE  1 = fail (instead of skip) when frama-c is missing;
-#                   `make proofs` sets it, `make check` does not
+#                   the make targets set it, `make check` does not
 #   PROOFS_TIMEOUT  per-goal prover timeout in seconds (default 20, and 10
 #                   for the mutants)
 #   PROOFS_JOBS     parallel Frama-C processes (default 2)
 # Output: one "ok NAME" / "FAIL NAME: why" line per function (or mutant),
 # then "Proved goals: N / N" and the run time.  Logs in BUILD/proofs/.
+#
+# Why the replay cannot be flaky: it runs Frama-C with `-wp-cache offline`,
+# which generates every goal from the sources as they are and looks its
+# prover result up by a hash of the goal's text, the prover and its version
+# (WP's cache), never starting a prover: no timeout can be raced.  A goal
+# whose text changed has no entry and comes back unproved; only then are
+# the functions concerned proved with the provers.  The number of cache
+# lookups that hit and miss is a deterministic function of the sources and
+# the committed cache, and is recorded in each proofs/wp-cache/RUN.txt:
+# any difference means that some goal (possibly a smoke test, whose offline
+# "pass" would otherwise mean nothing) changed, and that run is re-proved.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-mode=${1:-proofs}
+mode=${1:-replay}
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
-# Per-goal prover timeout.  A proved goal takes at most about 3 s here, so
+# Per-goal prover timeout.  A proved goal takes at most about 4 s here, so
 # the timeout only costs time on goals that fail: 20 s leaves room for a
 # loaded machine.  The mutants' false goals fail at any timeout; 10 s keeps
 # that run short.
 if [ "$mode" = mutants ]; then TIMEOUT=${PROOFS_TIMEOUT:-10}; else TIMEOUT=${PROOFS_TIMEOUT:-20}; fi
 JOBS=${PROOFS_JOBS:-2}
+CACHE=proofs/wp-cache
 
 if ! command -v frama-c >/dev/null 2>&1; then
     if [ "${PROOFS_REQUIRE:-0}" = 1 ]; then
@@ -63,134 +84,333 @@ export WHY3CONFIG
 grep -q '^name = "CVC5"' "$WHY3CONFIG" || {
     echo "FAIL proofs: cvc5 not registered with why3 (see $out/why3-setup.log)"; exit 1; }
 
+# contracted FILE: the functions of FILE that carry an ACSL contract (a
+# /*@ ... */ block at the start of a line, right before the definition).
+# Every one of them is proved: a contract cannot be added without a proof.
+contracted() {
+    awk '
+        /^\/\*@/ { spec = 1 }
+        spec { if ($0 ~ /\*\/[ \t]*$/) { spec = 0; after = 1 } next }
+        after && /^[ \t]*$/ { next }
+        after {
+            after = 0
+            if ($0 ~ /^(\/\*|#|\/\/)/) next
+            line = $0
+            if (match(line, /[A-Za-z_][A-Za-z0-9_]*\(/))
+                print substr(line, RSTART, RLENGTH - 1)
+        }' "$1"
+}
+list() { tr '\n' ',' | sed 's/,$//'; }
+
 # Which prover for which goals.  cvc5 is the one that decides the IEEE
 # double goals (bit-precise floating point); z3 is quicker on the integer
 # and real-number goals, where both are tried and WP keeps the first answer.
 # Running z3 beside cvc5 on double goals only burns CPU (it cannot decide
-# them), so the functions that compute with doubles get cvc5 alone.
-# (Debian's cvc4 has no floating point and adds nothing z3 and cvc5 do not
-# prove; proofs/README.md.)
+# them), so the kernels that compute with doubles get cvc5 alone.  (Debian's
+# cvc4 has no floating point and adds nothing z3 and cvc5 do not prove;
+# proofs/README.md.)
 FLOAT_KERNELS=qs_success_step,qs_failure_step,qs_cohort_dead
-FLOAT_MODELS=qs_model_after_success,qs_model_after_failure
 # The two kernels that divide doubles are proved with WP's real-number
 # model for floating point (proofs/README.md, "Floating point").
 REAL_KERNELS=qs_fb_value,qs_cohort_add
 # The nonlinear integer and real goals (products of two unknowns) take a
 # few seconds alone and may need more under load: these get 3x the time.
-SLOW_FCTS="qs_score_better qs_score_cannot_improve qs_model_fitting_charge"
-WP_OPTS="-wp -wp-rte -wp-timeout $TIMEOUT -wp-par 2"
+SLOW_FCTS="qs_score_better qs_score_cannot_improve candidate_consider
+           job_candidate_scan job_stack_push proof_charge_select_refund"
+# proofs/why3/qsched.driver binds the shared slot arithmetic of kernels.h
+# (axiomatic QsSlots) to its Why3 definitions (proofs/why3/qsched/).
+WP_OPTS="-wp -wp-rte -wp-par 2 -wp-msg-key=-pedantic-assigns
+         -wp-driver $top/proofs/why3/qsched.driver"
 
-# wp_run LOG FILE PROVERS FRAMA-C-OPTIONS...: one Frama-C WP run.
+# The runs.  One line each: NAME FILE PROVERS MODEL FUNCTIONS [extra options]
+# FUNCTIONS is a comma-separated list, or @lemma for the lemmas.  The
+# harnesses proofs/wp/X.c include src/kernels.c and src/X.c, so that the
+# contracted functions of the core are proved as they are compiled (with
+# the kernels' contracts at every call) plus the compositions the harness
+# itself states.
+runs() {
+    kernels=$(contracted src/kernels.c | grep -v -x -e qs_success_step \
+        -e qs_failure_step -e qs_cohort_dead -e qs_fb_value -e qs_cohort_add | list)
+    echo "float-kernels src/kernels.c CVC5 Typed $FLOAT_KERNELS"
+    echo "real-kernels src/kernels.c z3,CVC5 Typed+real $REAL_KERNELS"
+    echo "int-kernels src/kernels.c z3,CVC5 Typed $kernels"
+    echo "lemmas proofs/wp/preempt.c z3,CVC5 Typed @lemma"
+    for h in proofs/wp/*.c; do
+        n=$(basename "$h" .c)
+        f=$( { [ ! -f "src/$n.c" ] || contracted "src/$n.c"; contracted "$h"; } | list)
+        [ -n "$f" ] && echo "core-$n $h z3,CVC5 Typed $f"
+    done
+}
+
+# wp_run LOG FILE PROVERS MODEL FUNCTIONS CACHE-OPTIONS... [-- EXTRA...]:
+# one Frama-C WP run.
 wp_run() {
-    log=$1 file=$2 provers=$3
-    shift 3
-    # -wp-fct-timeout only accepts functions that FILE defines.
-    slow=$(fnames "$file" | while read -r f; do
-        case " $SLOW_FCTS " in *" $f "*) printf '%s:%s,' "$f" $((TIMEOUT * 3)) ;; esac
-    done | sed 's/,$//')
+    log=$1 file=$2 provers=$3 model=$4 fcts=$5
+    shift 5
+    if [ "$fcts" = @lemma ]; then
+        sel="-wp-prop @lemma"
+    else
+        sel="-wp-fct $fcts"
+        # -wp-fct-timeout only accepts functions that the run proves.
+        slow=$(echo "$fcts" | tr ',' '\n' | while read -r f; do
+            case " $(echo $SLOW_FCTS) " in *" $f "*) printf '%s:%s,' "$f" $((TIMEOUT * 3)) ;; esac
+        done | sed 's/,$//')
+        [ -n "$slow" ] && sel="$sel -wp-fct-timeout $slow"
+    fi
     t0=$(date +%s)
     # shellcheck disable=SC2086
-    frama-c "$file" $WP_OPTS ${slow:+-wp-fct-timeout "$slow"} \
+    case $file in
+        proofs/wp/* | */proofs/wp/*) inc=$(dirname "$file")/../../src ;;
+        *) inc=$(dirname "$file") ;;
+    esac
+    frama-c "$file" -cpp-extra-args="-I$inc" $WP_OPTS \
+        -wp-timeout "$TIMEOUT" -wp-model "$model" $sel \
         -wp-prover "$provers" "$@" >"$log" 2>&1 ||
         echo "frama-c exit $?" >>"$log"
     echo "wp_run: $(basename "$log" .log) $(( $(date +%s) - t0 ))s" >>"$log"
 }
 
-# fnames FILE: the functions defined (or declared) at top level in FILE.
-fnames() {
-    sed -n 's/^[a-z][a-z ]*[ *]\(qs_[a-z0-9_]*\)(.*/\1/p' "$1" | sort -u
-}
-
-# syntax_check FILE...: the files compile as C11 with the project's warnings
-# (the models include src/kernels.c, so this also checks the kernels).
+# syntax_check FILE...: the files compile as C11 with the project's warnings.
 syntax_check() {
     "$CC" -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
         -Wmissing-prototypes -D_POSIX_C_SOURCE=200809L -Isrc \
         -fsyntax-only "$@"
 }
 
-elapsed() { echo "proofs: $(( $(date +%s) - start ))s"; }
-
-if [ "$mode" = proofs ]; then
-    if ! syntax_check -Werror proofs/model.c >"$out/cc.log" 2>&1; then
-        echo "FAIL proofs/model.c: does not compile"; cat "$out/cc.log"; exit 1
+# frama_errors LOG: 0 when LOG shows a Frama-C error (printed as FAIL).
+frama_errors() {
+    if grep -q 'User Error\|frama-c exit\|annot-error\|aborted' "$1"; then
+        echo "FAIL proofs/$(basename "$1" .log): Frama-C error"
+        grep 'Error\|error\|exit' "$1" | head -5
+        return 0
     fi
-    { fnames src/kernels.c; fnames proofs/model.c; echo lemmas; } >"$out/functions"
-    # Smoke tests: WP also checks that no precondition or behavior
-    # assumption is contradictory and that no code is dead (summary.awk).
-    WP_OPTS="$WP_OPTS -wp-smoke-tests"
-    kernels=$(fnames src/kernels.c | tr '\n' ',' | sed 's/,$//')
-    models=$(fnames proofs/model.c | tr '\n' ',' | sed 's/,$//')
-    rm -f "$out"/wp-*.log
-    # Two jobs of about equal length (about 80 s each on 2 cores).
-    (
-        wp_run "$out/wp-float-kernels.log" src/kernels.c CVC5 -wp-fct "$FLOAT_KERNELS"
-        wp_run "$out/wp-real-kernels.log" src/kernels.c z3,CVC5 \
-            -wp-model Typed+real -wp-fct "$REAL_KERNELS"
-        wp_run "$out/wp-lemmas.log" src/kernels.c z3,CVC5 -wp-prop @lemma
-        wp_run "$out/wp-int-models.log" proofs/model.c z3,CVC5 \
-            -wp-fct "$models" -wp-skip-fct "$FLOAT_MODELS"
-    ) &
-    pa=$!
-    if [ "$JOBS" -lt 2 ]; then wait "$pa"; fi
-    wp_run "$out/wp-int-kernels.log" src/kernels.c z3,CVC5 \
-        -wp-fct "$kernels" -wp-skip-fct "$FLOAT_KERNELS,$REAL_KERNELS"
-    wp_run "$out/wp-float-models.log" proofs/model.c CVC5 -wp-fct "$FLOAT_MODELS"
-    wait "$pa"
-    logs="$out/wp-float-kernels.log $out/wp-real-kernels.log $out/wp-lemmas.log
-          $out/wp-int-models.log $out/wp-int-kernels.log $out/wp-float-models.log"
-    rc=0
-    for log in $logs; do
-        if grep -q 'User Error\|frama-c exit\|annot-error\|aborted' "$log"; then
-            echo "FAIL proofs/$(basename "$log" .log): Frama-C error"
-            grep 'Error\|error\|exit' "$log" | head -5
-            rc=1
-        fi
+    return 1
+}
+
+# lookups LOG: WP's cache line of LOG as "found:N failed:M".
+lookups() {
+    sed -n 's/^\[wp\] \[Cache\] //p' "$1" | tr -d ',' | tr ' ' '\n' |
+        awk -F: '{ v[$1] = $2 } END { printf "found:%d failed:%d", v["found"], v["failed"] }'
+}
+
+# unpack NAME DIR: the committed cache of run NAME as WP cache files in DIR.
+unpack() {
+    rm -rf "$2"
+    mkdir -p "$2"
+    [ -f "$CACHE/$1.txt" ] || return 0
+    grep -v '^#' "$CACHE/$1.txt" | while read -r hash json; do
+        printf '%s\n' "$json" >"$2/$hash.json"
     done
+}
+
+# unproved LOG: the functions (of the run's list FUNCTIONS) with a goal that
+# is not Valid in LOG.
+unproved() { # LOG FUNCTIONS
+    echo "$2" | tr ',' '\n' >"$1.fns"
+    awk -f proofs/summary.awk "$1.fns" "$1" | sed -n 's|^FAIL proofs/wp/\([^:]*\):.*|\1|p' |
+        grep -v -x -e other -e lemmas | list
+}
+
+summarise() { # LOGS...: the per-function summary and the total
     # shellcheck disable=SC2086
-    awk -f proofs/summary.awk "$out/functions" $logs | tee "$out/summary.txt"
+    awk -f proofs/summary.awk "$out/functions" "$@" | tee "$out/summary.txt"
+    rc=0
     [ "$(tail -1 "$out/summary.txt" | sed 's/Proved goals: *\([0-9]*\) *\/ *\([0-9]*\)/\1 \2/' |
         awk '{ print ($1 == $2 && $2 > 0) }')" = 1 ] || rc=1
     grep -q '^FAIL' "$out/summary.txt" && rc=1
+    return $rc
+}
+
+elapsed() { echo "proofs: $(( $(date +%s) - start ))s"; }
+
+# Runs RUNS-FILE in JOBS parallel lanes: `lane CMD` calls CMD NAME FILE
+# PROVERS MODEL FUNCTIONS EXTRA... for each run of its lane, longest first
+# (the order of runs()).
+in_lanes() { # CMD
+    lane=0
+    while [ "$lane" -lt "$JOBS" ]; do
+        (
+            run_no=0
+            while read -r name file provers model fcts extra; do
+                if [ $((run_no % JOBS)) -eq "$lane" ]; then
+                    # shellcheck disable=SC2086
+                    "$1" "$name" "$file" "$provers" "$model" "$fcts" $extra
+                fi
+                run_no=$((run_no + 1))
+            done <"$out/runs"
+        ) &
+        lane=$((lane + 1))
+    done
+    wait
+}
+
+prepare() {
+    for h in proofs/wp/*.c; do
+        if ! syntax_check -Werror "$h" >"$out/cc.log" 2>&1; then
+            echo "FAIL $h: does not compile"; cat "$out/cc.log"; exit 1
+        fi
+    done
+    runs >"$out/runs"
+    { while read -r name file provers model fcts extra; do
+          [ "$fcts" = @lemma ] || echo "$fcts" | tr ',' '\n'
+      done <"$out/runs"; echo lemmas; } | awk '!seen[$0]++' >"$out/functions"
+}
+
+# ---- make proofs: everything from scratch, no cache ----
+full_one() { # NAME FILE PROVERS MODEL FUNCTIONS EXTRA...
+    n=$1 f=$2 p=$3 m=$4 fc=$5
+    shift 5
+    wp_run "$out/full/$n.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests -wp-cache none "$@"
+}
+if [ "$mode" = proofs ]; then
+    prepare
+    rm -rf "$out/full"; mkdir -p "$out/full"
+    in_lanes full_one
+    rc=0
+    for log in "$out"/full/*.log; do frama_errors "$log" && rc=1; done
+    summarise "$out"/full/*.log || rc=1
+    # The inflation theorem in Why3 (proofs/why3/inflation.mlw).
+    sh proofs/why3/prove.sh "$out/why3run" prove || rc=1
     elapsed
     exit $rc
 fi
 
+# ---- make proofs-cache: the committed cache, brought up to date ----
+refresh_one() { # NAME FILE PROVERS MODEL FUNCTIONS EXTRA...
+    n=$1 f=$2 p=$3 m=$4 fc=$5
+    shift 5
+    d=$out/refresh/$n
+    unpack "$n" "$d/cache"
+    # cleanup: entries found are kept, missing ones proved and added,
+    # entries no goal looks up any more removed.
+    wp_run "$out/refresh/$n.prove.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests \
+        -wp-cache cleanup -wp-session "$d" "$@"
+    # What make check's replay will see: the offline lookups.
+    wp_run "$out/refresh/$n.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests \
+        -wp-cache offline -wp-cache-dir "$d/cache" "$@"
+}
+if [ "$mode" = refresh ]; then
+    prepare
+    rm -rf "$out/refresh"; mkdir -p "$out/refresh"
+    in_lanes refresh_one
+    rc=0
+    for log in "$out"/refresh/*.log; do frama_errors "$log" && rc=1; done
+    summarise "$out"/refresh/*[!e].log || rc=1
+    sh proofs/why3/prove.sh "$out/why3run" refresh || rc=1
+    if [ $rc -ne 0 ]; then
+        echo "proofs-cache: not written (some goal is unproved)"
+        elapsed; exit 1
+    fi
+    mkdir -p "$CACHE"
+    find "$CACHE" -name '*.txt' ! -name why3.txt -exec rm -f {} +
+    while read -r name file provers model fcts extra; do
+        {
+            echo "# WP prover results of the run $name (proofs/run.sh), written by"
+            echo "# make proofs-cache; make check replays them.  Lookups: $(lookups "$out/refresh/$name.log")"
+            for j in "$out/refresh/$name/cache"/*.json; do
+                [ -f "$j" ] || continue
+                printf '%s %s\n' "$(basename "$j" .json)" \
+                    "$(sed 's/, "time": [0-9.e+-]*//; s/, "steps": [0-9]*//' "$j")"
+            done | LC_ALL=C sort
+        } >"$CACHE/$name.txt"
+    done <"$out/runs"
+    echo "proofs-cache: $(cat "$CACHE"/*.txt | grep -vc '^#') results in $CACHE/"
+    elapsed
+    exit 0
+fi
+
+# ---- make check: replay ----
+replay_one() { # NAME FILE PROVERS MODEL FUNCTIONS EXTRA...
+    n=$1 f=$2 p=$3 m=$4 fc=$5
+    shift 5
+    d=$out/replay/$n
+    unpack "$n" "$d/cache"
+    wp_run "$d.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests -wp-cache offline \
+        -wp-cache-dir "$d/cache" "$@"
+    want=$(sed -n 's/^# .*Lookups: //p' "$CACHE/$n.txt" 2>/dev/null)
+    got=$(lookups "$d.log")
+    bad=$(unproved "$d.log" "$fc")
+    if [ "$want" = "$got" ] && [ -z "$bad" ]; then
+        echo "$n replayed $got" >"$d.status"
+        return
+    fi
+    # Some goal changed: prove the functions with an unproved goal (all of
+    # the run's when only the lookup counts differ, e.g. a smoke test),
+    # with the provers, then replay once more from the completed cache.
+    [ -n "$bad" ] && [ "$fc" != @lemma ] || bad=$fc
+    wp_run "$d.prove.log" "$f" "$p" "$m" "$bad" -wp-smoke-tests -wp-cache update \
+        -wp-cache-dir "$d/cache" "$@"
+    wp_run "$d.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests -wp-cache offline \
+        -wp-cache-dir "$d/cache" "$@"
+    echo "$n re-proved $bad" >"$d.status"
+}
+if [ "$mode" = replay ]; then
+    prepare
+    rm -rf "$out/replay"; mkdir -p "$out/replay"
+    in_lanes replay_one
+    rc=0
+    for log in "$out"/replay/*.log; do
+        case $log in *.prove.log) ;; *) frama_errors "$log" && rc=1 ;; esac
+    done
+    # shellcheck disable=SC2046
+    summarise $(ls "$out"/replay/*.log | grep -v '\.prove\.log$') || rc=1
+    sh proofs/why3/prove.sh "$out/why3run" replay || rc=1
+    if grep -q ' re-proved ' "$out"/replay/*.status; then
+        echo "note: goals not in $CACHE/ (sources changed) were proved now:"
+        sed -n 's/^\([^ ]*\) re-proved \(.*\)/  \1: \2/p' "$out"/replay/*.status
+        echo "note: run \`make proofs-cache\` and commit $CACHE/ to replay them"
+    else
+        echo "proofs: every result replayed from $CACHE/ (no prover run)"
+    fi
+    elapsed
+    exit $rc
+fi
+
+# ---- make proofs-mutants ----
 if [ "$mode" = mutants ]; then
-    # Each proofs/mutants/NAME.sed turns src/kernels.c into a mutant: one
-    # code change, the same contracts.  The mutant is killed when WP fails to
-    # prove at least one goal of the mutated function.
+    # Each proofs/mutants/NAME.sed turns one core file (its "# file:" line,
+    # src/kernels.c by default) into a mutant: one code change, the same
+    # contracts.  The mutant is killed when WP fails to prove the goals its
+    # "# expect:" line names, in the mutated function.
     mkdir -p "$out/mutants"
-    rm -f "$out"/mutants/*
+    rm -rf "$out"/mutants/*
     # acsl FILE: the ACSL annotations of FILE (to check they are unchanged).
     acsl() { awk '/\/\*@/ { on = 1 } on { print } /\*\// { on = 0 }' "$1"; }
-    acsl src/kernels.c >"$out/mutants/contracts.orig"
     run_mutant() { # NAME: prints one ok/FAIL line
         name=$1
         spec=proofs/mutants/$name.sed
-        m=$out/mutants/$name.c
+        d=$out/mutants/$name
         fn=$(sed -n 's/^# function: *//p' "$spec")
-        sed -f "$spec" src/kernels.c >"$m"
-        if cmp -s "$m" src/kernels.c; then
-            echo "FAIL proofs/mutant/$name: the edit no longer applies to src/kernels.c"; return
+        file=$(sed -n 's/^# file: *//p' "$spec")
+        [ -n "$file" ] || file=src/kernels.c
+        mkdir -p "$d/proofs"
+        cp -r src "$d/src"
+        cp -r proofs/wp "$d/proofs/wp"
+        sed -f "$spec" "$file" >"$d/$file"
+        if cmp -s "$d/$file" "$file"; then
+            echo "FAIL proofs/mutant/$name: the edit no longer applies to $file"; return
         fi
-        if ! acsl "$m" | cmp -s - "$out/mutants/contracts.orig"; then
+        if ! acsl "$d/$file" | cmp -s - "$(acsl "$file" >"$d/contracts.orig"; echo "$d/contracts.orig")"; then
             echo "FAIL proofs/mutant/$name: the edit touches a contract"; return
         fi
-        if ! syntax_check -Isrc "$m" >"$m.cc" 2>&1; then
+        if ! syntax_check -I"$d/src" "$d/$file" >"$d/cc.log" 2>&1; then
             echo "FAIL proofs/mutant/$name: does not compile"; return
         fi
-        # The same model and provers as the real proof of that function.
-        case ",$FLOAT_KERNELS," in *",$fn,"*) provers=CVC5 ;; *) provers=z3,CVC5 ;; esac
-        case ",$REAL_KERNELS," in
-            *",$fn,"*) wp_run "$m.log" "$m" "$provers" -cpp-extra-args="-I$top/src" \
-                           -wp-model Typed+real -wp-fct "$fn" ;;
-            *) wp_run "$m.log" "$m" "$provers" -cpp-extra-args="-I$top/src" -wp-fct "$fn" ;;
-        esac
-        echo "$fn" >"$m.fn"
-        awk -f proofs/summary.awk "$m.fn" "$m.log" >"$m.sum"
-        res=$(tail -1 "$m.sum")
-        failed=$(sed -n 's/^FAIL proofs\/wp\/[^:]*: [0-9\/]* goals, unproved: *//p' "$m.sum")
+        # The same run (file, model, provers) as the real proof of fn.
+        line=$(awk -v f="$fn" '{ n = split($5, a, ","); for (i = 1; i <= n; i++) if (a[i] == f) { print; exit } }' "$out/runs")
+        if [ -z "$line" ]; then
+            echo "FAIL proofs/mutant/$name: $fn is not proved by any run"; return
+        fi
+        # shellcheck disable=SC2086
+        set -- $line
+        rfile=$2 provers=$3 model=$4
+        shift 5
+        # shellcheck disable=SC2086
+        wp_run "$d/wp.log" "$d/$rfile" "$provers" "$model" "$fn" -wp-cache none "$@"
+        echo "$fn" >"$d/fn"
+        awk -f proofs/summary.awk "$d/fn" "$d/wp.log" >"$d/sum"
+        res=$(tail -1 "$d/sum")
+        failed=$(sed -n 's/^FAIL proofs\/wp\/[^:]*: [0-9\/]* goals, unproved: *//p' "$d/sum")
         # Every goal named on the "# expect:" line must be among the
         # unproved ones, so that a mutant is not "killed" by a mere timeout
         # elsewhere: the contract meant to catch it must catch it.
@@ -199,8 +419,8 @@ if [ "$mode" = mutants ]; then
         for e in $(sed -n 's/^# expect: *//p' "$spec"); do
             case " $failed " in *"_$e "*) ;; *) missed="$missed $e" ;; esac
         done
-        if grep -q 'User Error\|annot-error\|aborted' "$m.log"; then
-            echo "FAIL proofs/mutant/$name: Frama-C error (see $m.log)"
+        if grep -q 'User Error\|annot-error\|aborted' "$d/wp.log"; then
+            echo "FAIL proofs/mutant/$name: Frama-C error (see $d/wp.log)"
         elif [ -z "$failed" ]; then
             echo "FAIL proofs/mutant/$name: survived ($res)"
         elif [ -n "$missed" ]; then
@@ -209,7 +429,9 @@ if [ "$mode" = mutants ]; then
             echo "ok proofs/mutant/$name: killed ($res) by $failed"
         fi
     }
+    runs >"$out/runs"
     names=$(for f in proofs/mutants/*.sed; do basename "$f" .sed; done)
+    if [ $# -gt 1 ]; then shift; names=$*; fi
     # Run JOBS mutants at a time; each writes its line to its own file.
     # shellcheck disable=SC2086
     set -- $names
@@ -232,5 +454,5 @@ if [ "$mode" = mutants ]; then
     exit $rc
 fi
 
-echo "usage: sh proofs/run.sh [proofs|mutants]" >&2
+echo "usage: sh proofs/run.sh [replay|proofs|refresh|mutants [NAME...]]" >&2
 exit 2

@@ -8,7 +8,8 @@
 #   [wp] [Qed] Goal typed_qs_success_step_ensures_window_min : Valid (55ms)
 #   [wp] [Failed] Goal typed_real_qs_fb_value_ensures_range
 #   [wp] [CVC5 1.0.3] Goal typed_lemma_sqrt_ge_one : Unknown (40ms)
-# "typed_" (and "real_" for the real-number float model) is WP's prefix;
+# "typed_" (and "real_" for the real-number float model, "qsched_" for the
+# driver proofs/why3/qsched.driver) is WP's prefix;
 # the function is the longest expected name that the rest starts with;
 # "lemma_..." goals are counted under "lemmas".  A goal is proved only when
 # its status word is "Valid".  Portable awk (mawk, gawk, busybox).
@@ -26,6 +27,7 @@ FNR == NR { if ($1 != "") { want[$1] = 1; order[++n] = $1 } next }
     g = name
     sub(/^typed_/, "", g)
     sub(/^real_/, "", g)
+    sub(/^qsched_/, "", g)
     fn = ""
     for (f in want)
         if (index(g, f "_") == 1 && length(f) > length(fn))
@@ -50,6 +52,7 @@ FNR == NR { if ($1 != "") { want[$1] = 1; order[++n] = $1 } next }
     g = name
     sub(/^typed_/, "", g)
     sub(/^real_/, "", g)
+    sub(/^qsched_/, "", g)
     fn = ""
     if (g ~ /^lemma_/) {
         fn = "lemmas"

@@ -288,6 +288,32 @@ static void queue_dead_unlink(qs_sched *s, qs_queue *q)
     q->dprev = q->dnext = NULL;
 }
 
+/* S-CON-10 / S-PFX-4: the state a revived destination starts from: the
+ * initial window (S-CON-10: "start at init_dest_concurrency"), or in the
+ * postfix profile the deliveries still in flight when there are any
+ * (S-PFX-4), and the feedback counters reset. */
+/*@
+  requires q:       \valid(q);
+  requires profile: postfix == 0 || postfix == 1;
+  requires init:    1 <= init <= QS_WINDOW_MAX;
+  requires busy:    0 <= busy <= QS_WINDOW_MAX;
+  assigns q->dead, q->window, q->success, q->failure, q->fail_cohorts;
+  ensures alive:    q->dead == 0;
+  ensures window:   q->window == (postfix == 1 && busy > 0 ? busy : init);
+  ensures reset:    \eq_double(q->success, 0.0d) &&
+                    \eq_double(q->failure, 0.0d) &&
+                    \eq_double(q->fail_cohorts, 0.0d);
+*/
+static void queue_revive_state(qs_queue *q, int init, int busy, int postfix)
+{
+    q->dead = 0;
+    if (postfix && busy > 0)
+        q->window = busy;
+    else
+        q->window = init;
+    q->success = q->failure = q->fail_cohorts = 0;
+}
+
 /*
  * S-CON-10 / S-PFX-4: back from the dead.
  *     dead = 0
@@ -309,21 +335,35 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
     if (q->revive_at <= s->now)
         trace_backoff(s, q, QS_BACKOFF_EXPIRED);
     queue_dead_unlink(s, q);
-    q->dead = 0;
     /* R-16 revival_window: initial (the document profile) or the
-     * deliveries in flight, if any (S-PFX-4, the postfix profile). */
-    if (QS_READING(s, QR_REVIVAL_WINDOW) == QRV_REVIVAL_IN_FLIGHT &&
-        busy > 0)
-        q->window = busy;
-    else
-        q->window = q->transport->init_conc;
-    q->success = q->failure = q->fail_cohorts = 0;
+     * deliveries in flight, if any (S-PFX-4, the postfix profile).  The
+     * reading is taken here: the proved helper's flag selects the
+     * in-flight window, whatever the profile. */
+    queue_revive_state(q, q->transport->init_conc, busy,
+                       QS_READING(s, QR_REVIVAL_WINDOW) ==
+                           QRV_REVIVAL_IN_FLIGHT);
     s->stats.revivals++;
     r.transport = q->transport->name;
     r.dest = q->name;
     r.a = q->window;
     qsi_emit(s, &r);
     qsi_queue_update_ready(q);
+}
+
+/* S-CON-8: "concurrency = 0" (dead), with the time of the next attempt:
+ * "after minimal_backoff_time" (S-CON-10), strictly in the future. */
+/*@
+  requires q:       \valid(q);
+  requires now:     0 <= now <= QS_TIME_MAX;
+  requires backoff: 1 <= backoff <= QS_BACKOFF_MAX;
+  assigns q->dead, q->revive_at;
+  ensures dead:     q->dead == 1;
+  ensures retry:    q->revive_at == now + backoff && q->revive_at > now;
+*/
+static void queue_mark_dead(qs_queue *q, int64_t now, int64_t backoff)
+{
+    q->dead = 1;
+    q->revive_at = now + backoff;
 }
 
 /*
@@ -346,8 +386,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
     qs_trace r = qsi_trace_init(QS_T_DEAD);
     qs_transport *t = q->transport;
     int released = 0;
-    q->dead = 1;
-    q->revive_at = s->now + s->min_backoff;
+    queue_mark_dead(q, s->now, s->min_backoff);
     q->dprev = s->dead_tail;
     q->dnext = NULL;
     if (s->dead_tail)
@@ -384,6 +423,106 @@ static void queue_die(qs_sched *s, qs_queue *q)
         qsi_blocker_update(s, q);
     else
         q->blocker_tag = 0;
+}
+
+/* "After success", the safety rule (S-CON-3): may positive feedback move
+ * the window?  Postfix (S-PFX-5) resets fail_cohorts on every positive
+ * feedback first, and skips when the window is already at a non-zero limit
+ * (S-PFX-3); its busy still counts this delivery (S-PFX-6), the document's
+ * no longer does (qs_done removed it first).  Apart from feedback_positive,
+ * with its tracing, so that WP proves it as it runs (proofs/wp/). */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   qs_queue_feedback_ok(q, postfix);
+  assigns q->fail_cohorts;
+  ensures boolean:  \result == 0 || \result == 1;
+  behavior document:
+    assumes postfix == 0;
+    // "Don't apply positive feedback unless concurrency <
+    // busy_refcount + init_dest_concurrency"
+    ensures allowed_iff: \result == 1 <==> q->window < q->busy + t->init_conc;
+    ensures kept:     \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
+  behavior postfix:
+    assumes postfix == 1;
+    ensures allowed_iff: \result == 1 <==>
+      (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
+      q->window < q->busy + t->init_conc;
+    ensures reset:    \eq_double(q->fail_cohorts, 0.0d);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
+                                  int postfix)
+{
+    if (postfix) {
+        /* S-PFX-5: fail_cohorts reset on every positive feedback. */
+        q->fail_cohorts = 0;
+        /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
+         * with busy still counting this delivery (S-PFX-6).  At the limit
+         * Postfix leaves success and failure alone, where the document
+         * would add g and clamp the step away again; a limit of 0 is
+         * Postfix's "no limit". */
+        return (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
+               qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+    }
+    return qs_safety_allows(q->window, (int)q->busy, t->init_conc);
+}
+
+/* "After success" once the safety rule allows it (S-CON-4, S-CON-5; the
+ * postfix profile's rounding guard, S-PFX-2): the document resets
+ * fail_cohorts with the step, then success += g(N) and the window steps up
+ * per whole unit, clamped to the limit.  Returns g(N). */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   qs_queue_feedback_ok(q, postfix);
+  requires allowed: q->window < q->busy + t->init_conc;
+  assigns q->window, q->success, q->failure, q->fail_cohorts;
+  ensures g:        qs_unit(\result);
+  // The state stays in range (qs_queue_feedback_ok, clause by clause).
+  ensures window_range:  1 <= q->window <= QS_QWINDOW_MAX;
+  ensures success_range: qs_success_range(q->success, postfix);
+  ensures failure_range: qs_failure_range(q->failure, postfix);
+  ensures cohorts_range: \is_finite(q->fail_cohorts) &&
+    \le_double(0.0d, q->fail_cohorts) &&
+    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
+  // One success moves the window by at most 2 (S-CON-5's "be prepared
+  // for feedback > hysteresis, or rounding error"), so with the safety
+  // rule it stays at most busy + init + 1.
+  ensures steps:    q->window <= \old(q->window) + 2;
+  ensures bound:    q->window <= q->busy + t->init_conc + 1 ||
+                    q->window <= \old(q->window);
+  // S-CON-5: "if (concurrency > concurrency limit) concurrency = limit";
+  // only that clamp may lower the window.
+  ensures clamp:    t->dest_conc_limit > 0 && q->window > \old(q->window) ==>
+                      q->window <= t->dest_conc_limit;
+  ensures never_down: q->window >= \old(q->window) ||
+                      q->window == t->dest_conc_limit;
+  // "concurrency += 1; failure = 0": a step resets failure.
+  ensures step_resets_failure: q->window > \old(q->window) ==>
+                      \eq_double(q->failure, 0.0d);
+  // The document resets fail_cohorts with the step (S-CON-6).
+  ensures reset:    postfix == 0 ==> \eq_double(q->fail_cohorts, 0.0d);
+  ensures kept:     postfix == 1 ==>
+                      \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
+*/
+static double queue_positive_step(qs_queue *q, const qs_transport *t,
+                                  int postfix)
+{
+    double g;
+    /* S-CON-3 holds: S-CON-4, S-CON-5. */
+    if (!postfix)
+        q->fail_cohorts = 0;
+    g = qs_fb_value(t->pos.form, t->pos.base, q->window);
+    /* guard = 1 (postfix): the loop runs while success + g/2 >= 1, so that
+     * a sum like 7 x (1/7) that rounds to just under 1 still steps up
+     * (S-PFX-2); guard = 0: the document's while (success >= 1) */
+    q->window = qs_success_step(q->window, g, t->dest_conc_limit, postfix,
+                                &q->success, &q->failure);
+    return g;
 }
 
 /*
@@ -429,7 +568,7 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
     qs_transport *t = q->transport;
     int old = q->window, allowed;
     int revives = QS_READING(s, QR_DEAD_SUCCESS) == QRV_DEAD_SUCCESS_REVIVES;
-    double g, before;
+    double g, before, cohorts;
     if (q->dead) {
         /* S-PFX-8: Postfix revives at once, cancelling the backoff, with
          * the deliveries still in flight (including this one).
@@ -446,56 +585,95 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
             qsi_queue_revive(s, q, (int)q->busy);
         return;
     }
-    if (qsi_postfix(s)) {
-        /* S-PFX-5: fail_cohorts reset on every positive feedback (R-6
-         * safety_cohort_reset = done, the postfix profile's default). */
-        if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS)
-            q->fail_cohorts = 0;
-        /* S-PFX-3: skip when already at a non-zero limit; S-CON-3 safety
-         * with busy still counting this delivery (S-PFX-6).  At the limit
-         * Postfix leaves success and failure alone, where the document
-         * would add g and clamp the step away again; a limit of 0 is
-         * Postfix's "no limit". */
-        allowed = (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window)
-                  && qs_safety_allows(q->window, (int)q->busy, t->init_conc);
-        trace_safety(s, q, allowed);
-        if (allowed) {
-            if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
-                QRV_SAFETY_SKIPS_RESET)
-                q->fail_cohorts = 0;
-            g = qs_fb_value(t->pos.form, t->pos.base, q->window);
-            before = q->success;
-            /* guard = 1: Postfix's loop runs while success + g/2 >= 1,
-             * so that a sum like 7 x (1/7) that rounds to just under 1
-             * still steps up (S-PFX-2) */
-            q->window = qs_success_step(q->window, g, t->dest_conc_limit, 1,
-                                        &q->success, &q->failure);
-            trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before,
-                       q->success, 1);
-        }
+    /* R-6 safety_cohort_reset, taken here at the caller around the proved
+     * helpers.  The postfix profile's helper resets fail_cohorts on every
+     * positive feedback (done, S-PFX-5), the document profile's with the
+     * step only (skipped: the safety rule holds back the whole block). */
+    cohorts = q->fail_cohorts;
+    /* S-CON-3 (S-PFX-3, S-PFX-5, S-PFX-6): may the window grow? */
+    allowed = queue_positive_allowed(q, t, qsi_postfix(s));
+    trace_safety(s, q, allowed);
+    if (allowed) {
+        /* S-CON-4, S-CON-5 (S-PFX-2) */
+        before = q->success;
+        g = queue_positive_step(q, t, qsi_postfix(s));
+        trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before, q->success,
+                   qsi_postfix(s));
+    } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS) {
+        /* done: the safety rule holds back the window only;
+         * "fail_cohorts = 0" still runs. */
+        q->fail_cohorts = 0;
     } else {
-        allowed = qs_safety_allows(q->window, (int)q->busy, t->init_conc);
-        trace_safety(s, q, allowed);
-        if (allowed) {
-            /* S-CON-3 holds: S-CON-4, S-CON-5.  busy no longer counts this
-             * delivery: it has completed (qs_done removed it first; R-17
-             * feedback_busy = after). */
-            q->fail_cohorts = 0;
-            g = qs_fb_value(t->pos.form, t->pos.base, q->window);
-            before = q->success;
-            q->window = qs_success_step(q->window, g, t->dest_conc_limit, 0,
-                                        &q->success, &q->failure);
-            trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before,
-                       q->success, 0);
-        } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) ==
-                   QRV_SAFETY_RESETS) {
-            /* R-6 safety_cohort_reset = done: the safety rule holds back
-             * the window only; "fail_cohorts = 0" still runs. */
-            q->fail_cohorts = 0;
-        }
+        /* skipped (the postfix profile's helper reset it already): the
+         * safety rule holds back the reset too. */
+        q->fail_cohorts = cohorts;
     }
     trace_window(s, q, old);
     qsi_queue_update_ready(q);
+}
+
+/* "After failure", the count: S-CON-6 ("fail_cohorts += 1.0 /
+ * concurrency") and the cohort rule, S-CON-8 (document: the count exceeds
+ * the limit) / S-PFX-1 (Postfix: reaches a non-zero limit).  Returns 1 when
+ * the destination must be declared dead; dying skips the window step (the
+ * pseudocode's second "if (concurrency > 0)" is false after
+ * "concurrency = 0").  Apart from feedback_negative so that WP proves it. */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   qs_queue_feedback_ok(q, postfix);
+  assigns q->fail_cohorts;
+  ensures boolean:  \result == 0 || \result == 1;
+  ensures counted:  \le_double(\old(q->fail_cohorts), q->fail_cohorts) &&
+                    \is_finite(q->fail_cohorts);
+  // S-CON-8 / S-PFX-1: dead exactly when the rule holds on the new count.
+  ensures dead_iff: \result == 1 <==>
+    (postfix == 0 ? \lt_double((double)t->cohort_limit, q->fail_cohorts)
+                  : t->cohort_limit > 0 &&
+                    \le_double((double)t->cohort_limit, q->fail_cohorts));
+  // While alive the count stays in range; in the postfix profile with no
+  // cohort limit only the number of failures bounds it.
+  ensures cohorts_range: \result == 0 && (postfix == 0 || t->cohort_limit > 0) ==>
+    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
+*/
+static int queue_negative_count(qs_queue *q, const qs_transport *t,
+                                int postfix)
+{
+    q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
+    return qs_cohort_dead(q->fail_cohorts, t->cohort_limit, postfix);
+}
+
+/* "After failure", the step of a destination that stays alive (S-CON-7;
+ * the postfix profile's rounding guard, S-PFX-2): failure -= f(N), the
+ * window steps down at the start of each cycle of 1/f failures, never
+ * below 1.  Returns f(N). */
+/*@
+  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
+  requires profile: postfix == 0 || postfix == 1;
+  requires params:  qs_transport_feedback_ok(t, postfix);
+  requires state:   1 <= q->window <= QS_QWINDOW_MAX &&
+                    qs_success_range(q->success, postfix) &&
+                    qs_failure_range(q->failure, postfix);
+  assigns q->window, q->success, q->failure;
+  ensures f:        qs_unit(\result);
+  ensures success_range: qs_success_range(q->success, postfix);
+  ensures failure_range: qs_failure_range(q->failure, postfix);
+  // "if (concurrency < 1) concurrency = 1"; never up; one step (two with
+  // Postfix's rounding guard, S-PFX-2).
+  ensures window:   1 <= q->window <= \old(q->window) &&
+                    q->window >= \old(q->window) - (postfix == 0 ? 1 : 2);
+  // "concurrency -= 1; failure += 1; success = 0"
+  ensures step_resets_success: q->window < \old(q->window) ==>
+                    \eq_double(q->success, 0.0d);
+*/
+static double queue_negative_step(qs_queue *q, const qs_transport *t,
+                                  int postfix)
+{
+    double f = qs_fb_value(t->neg.form, t->neg.base, q->window);
+    q->window = qs_failure_step(q->window, f, postfix, &q->success,
+                                &q->failure);
+    return f;
 }
 
 /*
@@ -548,25 +726,17 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
         trace_backoff(s, q, QS_BACKOFF_FAIL_IGNORED);
         return;
     }
-    /* S-CON-6 */
+    /* S-CON-6, S-CON-8 / S-PFX-1 */
     before = q->fail_cohorts;
-    q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
-    /* S-CON-8 / S-PFX-1: the document declares death when the count
-     * exceeds the limit; Postfix when it reaches it, and a limit of 0
-     * turns detection off there.  Dying skips the window step: the
-     * pseudocode's second "if (concurrency > 0)" is false after
-     * "concurrency = 0". */
-    if (qs_cohort_dead(q->fail_cohorts, t->cohort_limit, qsi_postfix(s))) {
+    if (queue_negative_count(q, t, qsi_postfix(s))) {
         trace_cohort(s, q, before, 1);
         queue_die(s, q);
         return;
     }
     trace_cohort(s, q, before, 0);
     /* S-CON-7 (S-PFX-2: rounding guard, here failure - f/2 < 0) */
-    f = qs_fb_value(t->neg.form, t->neg.base, q->window);
     before = q->failure;
-    q->window = qs_failure_step(q->window, f, qsi_postfix(s), &q->success,
-                                &q->failure);
+    f = queue_negative_step(q, t, qsi_postfix(s));
     trace_step(s, q, QS_T_FAILURE, &t->neg, old, f, before, q->failure,
                qsi_postfix(s));
     trace_window(s, q, old);

@@ -69,6 +69,30 @@ void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
     qsi_emit(s, &r);
 }
 
+/* S-MEM-5: a job put on the list takes every unused slot of the pool (a
+ * positive pool; a negative one is the extra pool's debt, S-MEM-6). */
+/*@
+  requires valid:   \valid(job) && \valid(m) && \valid(t) &&
+                    \separated(job, m, t);
+  requires counts:  qs_count(job->rcpt_limit) && qs_count(m->rcpt_limit) &&
+                    qs_count(t->rcpt_unused);
+  assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused;
+  ensures conserved: job->rcpt_limit + t->rcpt_unused ==
+                     \old(job->rcpt_limit + t->rcpt_unused);
+  ensures msg_follows: m->rcpt_limit - \old(m->rcpt_limit) ==
+                       job->rcpt_limit - \old(job->rcpt_limit);
+  ensures takes_all: t->rcpt_unused == (\old(t->rcpt_unused) > 0 ? 0 :
+                                        \old(t->rcpt_unused));
+*/
+static void job_take_pool(qs_job *job, qs_message *m, qs_transport *t)
+{
+    if (t->rcpt_unused > 0) {
+        job->rcpt_limit += t->rcpt_unused;
+        m->rcpt_limit += t->rcpt_unused;
+        t->rcpt_unused = 0;
+    }
+}
+
 /* S-PRE-13: put a job on both lists by its message's enqueue time.  Jobs
  * normally go at the end; revived jobs and jobs created by a later batch
  * find their place from the end.  On the scheduler's list only jobs
@@ -230,11 +254,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     /* A job on the list takes every unused slot of the pool ("each time a
      * job is created and appended to the job list, it gets all unused
      * recipient slots from its transport's pool"). */
-    if (t->rcpt_unused > 0) {
-        job->rcpt_limit += t->rcpt_unused;
-        m->rcpt_limit += t->rcpt_unused;
-        t->rcpt_unused = 0;
-    }
+    job_take_pool(job, m, t);
     /* Only a relink is traced: a new job is implied by the `read` line of
      * the batch that created it. */
     if (revived)

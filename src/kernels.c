@@ -38,53 +38,6 @@
 #include "kernels.h"
 
 /*@
-  // Ranges guaranteed to every caller (the parser enforces them, see
-  // proofs/README.md "Preconditions").  QS_COUNT_MAX comes from kernels.h.
-  logic integer QS_WINDOW_MAX   = 1000000;       // limits, init, process limit
-  // A window itself is only bounded by the safety rule (S-CON-3) when the
-  // postfix profile has no limit (S-PFX-3): up to busy + init + 1, which
-  // can pass 10^6.  The steps move it by at most 2, so any int up to
-  // INT_MAX - 2 is safe, and that is all the contracts assume.
-  logic integer QS_WINDOW_TOP   = 2147483645;    // INT_MAX - 2
-  logic integer QS_COST_MAX     = 1000;          // slot cost k
-  logic integer QS_LOAN_MAX     = 1000000;       // delivery slot loan
-  logic integer QS_MINSLOTS_MAX = 1000000;       // minimum delivery slots
-  logic integer QS_LEVEL_MAX    = 1000000;       // preemption stack levels
-  // Largest delay for which the exact score products fit in 64 bits:
-  // floor((2^63 - 1) / QS_COUNT_MAX).  The parser caps `at` at 2^33, so
-  // delays are at most 2^33 + 1 < this (S-EV-6; proofs/README.md).
-  logic integer QS_DELAY_SAFE   = 9223372036;
-  // Counter values (slots_available) after charges and refunds: a count
-  // plus a count times k (S-PRE-8 can subtract needed*k at once).
-  logic integer QS_SLOTS_MAX    = QS_COUNT_MAX * (QS_COST_MAX + 1);
-
-  predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
-  predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
-  // k as a divisor (S-PRE-5, S-PRE-7) and k in a product (any setting,
-  // 0 included; select.c runs preemption only for k >= 2, S-PRE-2).
-  predicate qs_cost(integer k)   = 1 <= k <= QS_COST_MAX;
-  predicate qs_cost0(integer k)  = 0 <= k <= QS_COST_MAX;
-
-  // A feedback value or base: a finite double in [0, 1] (S-CON-2).
-  predicate qs_unit(double x) =
-    \is_finite(x) && \le_double(0.0d, x) && \le_double(x, 1.0d);
-
-  // The documented range of `success` between events (S-CON-4, S-PFX-2):
-  // [0, 1) with the document's loop; [-1, 1) with Postfix's guard, whose
-  // loop may stop with success slightly below 0 (down to about -g/2).
-  predicate qs_success_range(double s, integer guard) =
-    \is_finite(s) && \lt_double(s, 1.0d) &&
-    (guard == 0 ? \le_double(0.0d, s) : \le_double((double)(-1.0), s));
-
-  // The documented range of `failure` between events (S-CON-7, S-PFX-2):
-  // [0, 1] with the document's loop; [0, 3/2] with Postfix's guard, whose
-  // loop stops only at failure >= f/2 and may overshoot to 1 + f/2.
-  predicate qs_failure_range(double f, integer guard) =
-    \is_finite(f) && \le_double(0.0d, f) &&
-    (guard == 0 ? \le_double(f, 1.0d) : \le_double(f, 1.5d));
-*/
-
-/*@
   // Two facts of real arithmetic used by the bounds of qs_fb_value; both
   // are proved by the SMT solvers (not assumed).
   // sqrt is increasing and sqrt(1) = 1:
@@ -364,6 +317,8 @@ int qs_safety_allows(int window, int busy, int init)
   requires cost:     qs_cost0(slot_cost);
   assigns \nothing;
   ensures boolean:   \result == 0 || \result == 1;
+  ensures shared:    \result == 1 <==>
+    qs_gate(slots_available, max_entries, min_slots, slot_cost);
   behavior empty_counter:
     assumes slots_available <= 0;
     ensures never: \result == 0;
@@ -392,6 +347,8 @@ int qs_preempt_gate(long long slots_available, long long max_entries,
   requires cost:     qs_cost(slot_cost);
   assigns \nothing;
   ensures value: \result == (min_entries - selected + slots_available) / slot_cost;
+  ensures shared: \result == qs_max_slots(min_entries, selected, slots_available,
+                                          slot_cost);
   // Integer division rounds down here: the job can pay for \result
   // candidates' slots with what it has and may still earn, and not one more.
   ensures affordable: min_entries - selected + slots_available >= 0 ==>
@@ -413,6 +370,7 @@ long long qs_candidate_max_slots(long long min_entries, long long selected,
   assigns \nothing;
   ensures boolean: \result == 0 || \result == 1;
   ensures fits_iff: \result == 1 <==> 1 <= needed <= max_slots;
+  ensures shared: \result == 1 <==> qs_fits(needed, max_slots);
 */
 int qs_candidate_fits(long long needed, long long max_slots)
 {
@@ -488,6 +446,8 @@ int qs_score_cannot_improve(long long delay, long long delay_best,
   ensures boolean:   \result == 0 || \result == 1;
   ensures fires_iff: \result == 1 <==>
     100 * (slots_available / slot_cost + loan) >= needed * (100 - discount);
+  ensures shared: \result == 1 <==>
+    qs_fires(slots_available, slot_cost, loan, discount, needed);
   // The document's inequality with an exact right-hand side.
   ensures document: \result == 1 <==>
     slots_available / slot_cost + loan >= (real)(needed * (100 - discount)) / 100;
@@ -508,6 +468,7 @@ int qs_preempt_fires(long long slots_available, int slot_cost, int loan,
   requires cost:    qs_cost0(slot_cost);
   assigns \nothing;
   ensures charged:  \result == slots_available - needed * slot_cost;
+  ensures shared:   \result == qs_charge(slots_available, needed, slot_cost);
   ensures pays:     \result <= slots_available;
 */
 long long qs_slots_charge(long long slots_available, long long needed,
@@ -531,6 +492,7 @@ long long qs_slots_charge(long long slots_available, long long needed,
   behavior original_parent:
     assumes child_level == parent_level + 1;
     ensures refund: \result == parent_available - used_delta * slot_cost;
+    ensures shared: \result == qs_refund(parent_available, used_delta, slot_cost);
   behavior adoptive_parent:
     assumes child_level != parent_level + 1;
     ensures no_refund: \result == parent_available;
@@ -579,6 +541,7 @@ long long qs_pool_extra_share(long long per_stack, long long unused)
   ensures msg_bound: \result <= msg_limit - msg_count;
   ensures is_min:    \result == job_limit - job_count ||
                      \result == msg_limit - msg_count;
+  ensures value:     \result == qs_unused(job_limit, job_count, msg_limit, msg_count);
 */
 long long qs_pool_unused(long long job_limit, long long job_count,
                          long long msg_limit, long long msg_count)

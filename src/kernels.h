@@ -96,4 +96,83 @@ long long qs_pool_extra_share(long long per_stack, long long unused);
 long long qs_pool_unused(long long job_limit, long long job_count,
                          long long msg_limit, long long msg_count);
 
+/* The ranges and predicates the contracts of the core are written with
+ * (ACSL, read by Frama-C only; see proofs/README.md).  They live in this
+ * header so that every core file that carries a contract sees the same
+ * definitions: kernels.c, and the proved helpers of concurrency.c,
+ * preempt.c, select.c, memory.c and jobs.c. */
+/*@
+  // Ranges guaranteed to every caller (the parser enforces them, see
+  // proofs/README.md "Preconditions").  QS_COUNT_MAX comes from kernels.h.
+  logic integer QS_WINDOW_MAX   = 1000000;       // limits, init, process limit
+  // A window itself is only bounded by the safety rule (S-CON-3) when the
+  // postfix profile has no limit (S-PFX-3): up to busy + init + 1, which
+  // can pass 10^6.  The steps move it by at most 2, so any int up to
+  // INT_MAX - 2 is safe, and that is all the contracts assume.
+  logic integer QS_WINDOW_TOP   = 2147483645;    // INT_MAX - 2
+  logic integer QS_COST_MAX     = 1000;          // slot cost k
+  logic integer QS_LOAN_MAX     = 1000000;       // delivery slot loan
+  logic integer QS_MINSLOTS_MAX = 1000000;       // minimum delivery slots
+  // Preemption stack levels.  A level is its parent's + 1 at the push,
+  // and orphans keep theirs (S-PRE-10), so only the number of
+  // preemptions bounds it: 10^6 is a premise, checked by check.c.
+  logic integer QS_LEVEL_MAX    = 1000000;
+  // Largest delay for which the exact score products fit in 64 bits:
+  // floor((2^63 - 1) / QS_COUNT_MAX).  The parser caps `at` at 2^33, so
+  // delays are at most 2^33 + 1 < this (S-EV-6; proofs/README.md).
+  logic integer QS_DELAY_SAFE   = 9223372036;
+  // Virtual time: the parser caps `at` at 2^33 s (S-EV-6); backoff times
+  // are at most 10^9 s (params.c).
+  logic integer QS_TIME_MAX     = 8589934592;    // 2^33
+  logic integer QS_BACKOFF_MAX  = 1000000000;
+  // Counter values (slots_available) after charges and refunds: a count
+  // plus a count times k (S-PRE-8 can subtract needed*k at once).
+  logic integer QS_SLOTS_MAX    = QS_COUNT_MAX * (QS_COST_MAX + 1);
+
+  // S-MEM-5: the slots a job can give back, min(limit - count) of the
+  // job and its message.
+  logic integer qs_unused(integer jl, integer jc, integer ml, integer mc) =
+    ml - mc < jl - jc ? ml - mc : jl - jc;
+
+  // The slot arithmetic of S-PRE-3 .. S-PRE-9, shared with the Why3
+  // inflation theorem: proofs/why3/qsched.driver binds each symbol to its
+  // definition in proofs/why3/qsched/slots.mlw (module Slots), so the
+  // `shared` clauses of the kernels and the theorem's step relation use the
+  // one definition.  (No axiom: the definitions are Why3 functions.)
+  axiomatic QsSlots {
+    logic integer qs_charge(integer c, integer m, integer k);
+    logic integer qs_refund(integer c, integer used_delta, integer k);
+    logic integer qs_max_slots(integer mn, integer sel, integer c, integer k);
+    predicate qs_fits(integer m, integer ms);
+    predicate qs_gate(integer c, integer mx, integer mins, integer k);
+    predicate qs_fires(integer c, integer k, integer loan, integer d,
+                       integer m);
+  }
+
+  predicate qs_count(integer n)  = -QS_COUNT_MAX <= n <= QS_COUNT_MAX;
+  predicate qs_ucount(integer n) = 0 <= n <= QS_COUNT_MAX;
+  // k as a divisor (S-PRE-5, S-PRE-7) and k in a product (any setting,
+  // 0 included; select.c runs preemption only for k >= 2, S-PRE-2).
+  predicate qs_cost(integer k)   = 1 <= k <= QS_COST_MAX;
+  predicate qs_cost0(integer k)  = 0 <= k <= QS_COST_MAX;
+
+  // A feedback value or base: a finite double in [0, 1] (S-CON-2).
+  predicate qs_unit(double x) =
+    \is_finite(x) && \le_double(0.0d, x) && \le_double(x, 1.0d);
+
+  // The documented range of `success` between events (S-CON-4, S-PFX-2):
+  // [0, 1) with the document's loop; [-1, 1) with Postfix's guard, whose
+  // loop may stop with success slightly below 0 (down to about -g/2).
+  predicate qs_success_range(double s, integer guard) =
+    \is_finite(s) && \lt_double(s, 1.0d) &&
+    (guard == 0 ? \le_double(0.0d, s) : \le_double((double)(-1.0), s));
+
+  // The documented range of `failure` between events (S-CON-7, S-PFX-2):
+  // [0, 1] with the document's loop; [0, 3/2] with Postfix's guard, whose
+  // loop stops only at failure >= f/2 and may overshoot to 1 + f/2.
+  predicate qs_failure_range(double f, integer guard) =
+    \is_finite(f) && \le_double(0.0d, f) &&
+    (guard == 0 ? \le_double(f, 1.0d) : \le_double(f, 1.5d));
+*/
+
 #endif

@@ -70,6 +70,63 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* S-MEM-5: the slot arithmetic of giving back: the job returns what
+ * neither it nor its message uses, min(limit - count) of the two, to the
+ * transport's pool; a positive pool then goes whole to `next`, the first
+ * job with unread recipients (when there is one).  Returns what the job
+ * gave.  Slots are conserved: job limits + pool unchanged (S-INV-5). */
+/*@
+  requires valid:   \valid(job) && \valid(m) && \valid(t) &&
+                    \separated(job, m, t);
+  requires next:    next == \null ||
+                    (\valid(next) && \valid(nm) && \separated(next, nm, job, m, t));
+  requires counts:  qs_count(job->rcpt_limit) && qs_count(job->rcpt_count) &&
+                    qs_count(m->rcpt_limit) && qs_count(m->rcpt_count) &&
+                    qs_count(t->rcpt_unused);
+  requires next_counts: next != \null ==>
+                    qs_count(next->rcpt_limit) && qs_count(nm->rcpt_limit);
+  assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused,
+          next->rcpt_limit, nm->rcpt_limit;
+  ensures gave:     \result == qs_unused(\old(job->rcpt_limit), job->rcpt_count,
+                                          \old(m->rcpt_limit), m->rcpt_count);
+  ensures job:      \result > 0 ==>
+                      job->rcpt_limit == \old(job->rcpt_limit) - \result &&
+                      m->rcpt_limit == \old(m->rcpt_limit) - \result;
+  ensures keeps:    job->rcpt_limit >= job->rcpt_count ||
+                    job->rcpt_limit == \old(job->rcpt_limit);
+  ensures conserved: next != \null ==>
+                      job->rcpt_limit + next->rcpt_limit + t->rcpt_unused ==
+                      \old(job->rcpt_limit + next->rcpt_limit + t->rcpt_unused);
+  ensures conserved_pool: next == \null ==>
+                      job->rcpt_limit + t->rcpt_unused ==
+                      \old(job->rcpt_limit + t->rcpt_unused);
+  ensures next_takes: next != \null && \result > 0 ==>
+                      (t->rcpt_unused == 0 || t->rcpt_unused == \old(t->rcpt_unused) + \result) &&
+                      next->rcpt_limit >= \old(next->rcpt_limit) &&
+                      nm->rcpt_limit - \old(nm->rcpt_limit) ==
+                        next->rcpt_limit - \old(next->rcpt_limit);
+  ensures nothing:  \result <= 0 ==>
+                      t->rcpt_unused == \old(t->rcpt_unused) &&
+                      m->rcpt_limit == \old(m->rcpt_limit);
+*/
+static int64_t job_give_back(qs_job *job, qs_message *m, qs_transport *t,
+                             qs_job *next, qs_message *nm)
+{
+    int64_t unused = qs_pool_unused(job->rcpt_limit, job->rcpt_count,
+                                    m->rcpt_limit, m->rcpt_count);
+    if (unused > 0) {
+        job->rcpt_limit -= unused;
+        m->rcpt_limit -= unused;
+        t->rcpt_unused += unused;
+        if (next && t->rcpt_unused > 0) {
+            next->rcpt_limit += t->rcpt_unused;
+            nm->rcpt_limit += t->rcpt_unused;
+            t->rcpt_unused = 0;
+        }
+    }
+    return unused;
+}
+
 /* S-MEM-5: give the job's unused recipient slots to the first job on the
  * by-time list that still has unread recipients, or to the pool.
  *
@@ -89,7 +146,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     qs_transport *t = job->transport;
     qs_message *m = job->message;
     qs_job *next = t->job_next_unread;
-    int64_t unused;
+    int64_t unused, pool_before;
 
     QSI_CK_MSG(s, m);
     QSI_CK_XPORT(s, t);
@@ -101,18 +158,12 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
                 break;
         t->job_next_unread = next;
     }
-    unused = qs_pool_unused(job->rcpt_limit, job->rcpt_count, m->rcpt_limit,
-                            m->rcpt_count);
+    pool_before = t->rcpt_unused;
+    unused = job_give_back(job, m, t, next, next ? next->message : NULL);
+    /* the first unread job took the pool: its message's limit moved */
+    if (unused > 0 && next && pool_before + unused > 0)
+        QSI_CK_MSG(s, next->message);
     if (unused > 0) {
-        job->rcpt_limit -= unused;
-        m->rcpt_limit -= unused;
-        t->rcpt_unused += unused;
-        if (next && t->rcpt_unused > 0) {
-            QSI_CK_MSG(s, next->message);
-            next->rcpt_limit += t->rcpt_unused;
-            next->message->rcpt_limit += t->rcpt_unused;
-            t->rcpt_unused = 0;
-        }
         if (s->sink) {
             qs_trace r = qsi_trace_init(QS_T_RCPTPOOL);
             r.transport = t->name;

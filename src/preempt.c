@@ -78,6 +78,28 @@
  * (several at once are possible once blockers are involved).  The order
  * only matters for adoption, which appends, and for describing the state;
  * no decision iterates it. */
+/*@
+  requires valid:   \valid(parent) && \valid(child) && \separated(parent, child);
+  requires prev:    child->sprev == \null ||
+                    (\valid(child->sprev) && \separated(child->sprev, parent, child));
+  requires next:    child->snext == \null ||
+                    (\valid(child->snext) && \separated(child->snext, parent, child) &&
+                     (child->sprev != \null ==>
+                        \separated(child->snext, child->sprev)));
+  requires ends:    child->sprev == \null ==> parent->child_head == child;
+  requires ends2:   child->snext == \null ==> parent->child_tail == child;
+  assigns child->sprev, child->snext, parent->child_head, parent->child_tail,
+          child->sprev->snext, child->snext->sprev;
+  ensures prev:     \old(child->sprev) != \null ==>
+                      \old(child->sprev)->snext == \old(child->snext);
+  ensures next:     \old(child->snext) != \null ==>
+                      \old(child->snext)->sprev == \old(child->sprev);
+  ensures head:     \old(child->sprev) == \null ==>
+                      parent->child_head == \old(child->snext);
+  ensures tail:     \old(child->snext) == \null ==>
+                      parent->child_tail == \old(child->sprev);
+  ensures alone:    child->sprev == \null && child->snext == \null;
+*/
 static void child_unlink(qs_job *parent, qs_job *child)
 {
     QSI_CK_JOB(parent->transport->sched, parent);
@@ -93,6 +115,21 @@ static void child_unlink(qs_job *parent, qs_job *child)
     child->sprev = child->snext = NULL;
 }
 
+/*@
+  requires valid:   \valid(parent) && \valid(child) && \separated(parent, child);
+  requires tail:    parent->child_tail == \null ||
+                    (\valid(parent->child_tail) &&
+                     \separated(parent->child_tail, parent, child));
+  assigns child->sprev, child->snext, parent->child_head, parent->child_tail,
+          parent->child_tail->snext;
+  ensures last:     parent->child_tail == child && child->snext == \null &&
+                    child->sprev == \old(parent->child_tail);
+  ensures linked:   \old(parent->child_tail) != \null ==>
+                      \old(parent->child_tail)->snext == child &&
+                      parent->child_head == \old(parent->child_head);
+  ensures first:    \old(parent->child_tail) == \null ==>
+                      parent->child_head == child;
+*/
 static void child_append(qs_job *parent, qs_job *child)
 {
     QSI_CK_JOB(parent->transport->sched, parent);
@@ -135,6 +172,41 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
     }
 }
 
+/* S-PRE-9: the refund on pop.  The child's slots_used started at -needed
+ * when it preempted (S-PRE-8) and grew by one per entry it selected
+ * (S-PRE-4), so subtracting slots_used * k gives back what was paid and
+ * not used.  Only the original parent (one level up) paid; an adoptive
+ * parent (S-PRE-10) gets nothing.  Returns 1 when `parent` is the original
+ * parent (the trace's "refund" flag), 0 otherwise. */
+/*@
+  requires valid:   \valid(parent) && \valid_read(job) && \separated(parent, job);
+  requires cost:    0 <= slot_cost <= QS_COST_MAX;
+  requires counter: -2 * QS_SLOTS_MAX <= parent->slots_available <= 2 * QS_SLOTS_MAX;
+  requires used:    qs_count(job->slots_used);
+  requires levels:  0 <= job->stack_level <= QS_LEVEL_MAX &&
+                    0 <= parent->stack_level <= QS_LEVEL_MAX;
+  assigns parent->slots_available;
+  ensures boolean:  \result == 0 || \result == 1;
+  behavior original_parent:
+    assumes job->stack_level == parent->stack_level + 1;
+    ensures refund: parent->slots_available ==
+                    \old(parent->slots_available - job->slots_used * slot_cost);
+    ensures flag:   \result == 1;
+  behavior adoptive_parent:
+    assumes job->stack_level != parent->stack_level + 1;
+    ensures none:   parent->slots_available == \old(parent->slots_available);
+    ensures flag:   \result == 0;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static int job_refund_parent(qs_job *parent, const qs_job *job, int slot_cost)
+{
+    parent->slots_available =
+        qs_slots_refund(parent->slots_available, job->slots_used, slot_cost,
+                        job->stack_level, parent->stack_level);
+    return job->stack_level == parent->stack_level + 1;
+}
+
 /*
  * S-PRE-9: leave the preemption stack; refund the original parent.
  *
@@ -168,18 +240,14 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     r.msg = job->message->id;
     r.a = job->slots_used;
     if (parent) {
-        int64_t before = parent->slots_available;
+        r.msg2 = parent->message->id;
         /* R-10 pop_refund: the document never gives slots back (it only
          * says the counter is decreased "by the amount used by the
-         * candidate"); qsched refunds as Postfix does (yes). */
-        if (QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES)
-            parent->slots_available =
-                qs_slots_refund(before, job->slots_used, t->slot_cost,
-                                job->stack_level, parent->stack_level);
-        r.msg2 = parent->message->id;
-        r.b = QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES &&
-              (parent->slots_available != before ||
-               job->stack_level == parent->stack_level + 1);
+         * candidate"); qsched refunds as Postfix does (yes).  The reading
+         * is taken here, at the caller: the proved helper is the refund. */
+        r.b = QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES
+                  ? job_refund_parent(parent, job, t->slot_cost)
+                  : 0;
         r.c = parent->slots_available;
         child_unlink(parent, job);
         job->parent = NULL;
@@ -191,6 +259,93 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     QSI_CK_JOB(s, job);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     qsi_emit(s, &r);
+}
+
+/* The best candidate found so far and its score delay/total (S-PRE-6). */
+typedef struct qs_best {
+    qs_job *job;
+    int64_t delay, total;
+} qs_best;
+
+/* S-PRE-5, S-PRE-6: one job of the candidate scan (neither preempted nor
+ * a blocker: the scan skips those), as the scan calls the kernels.  A job
+ * is a candidate when it needs 1 .. max_slots slots; it replaces the best
+ * so far when its score delay/total is strictly better, so ties go to the
+ * earlier job. */
+/*@
+  requires job:     qs_job_counts_ok(job) && qs_job_queued_ok(job, now);
+  requires kind:    job->child_head == \null && !qs_is_blocker(job);
+  requires best:    best.job == \null ||
+                    (1 <= best.total <= QS_COUNT_MAX &&
+                     0 <= best.delay <= QS_DELAY_SAFE);
+  assigns \nothing;
+  ensures best:     \result.job == \null ||
+                    (1 <= \result.total <= QS_COUNT_MAX &&
+                     0 <= \result.delay <= QS_DELAY_SAFE);
+  behavior better:
+    assumes 1 <= qs_needed(job) <= max_slots;
+    assumes best.job == \null ||
+            qs_delay(job, now) * best.total > best.delay * qs_total(job);
+    ensures taken:  \result.job == job &&
+                    \result.delay == qs_delay(job, now) &&
+                    \result.total == qs_total(job);
+  behavior not_better:
+    assumes !(1 <= qs_needed(job) <= max_slots) ||
+            !(best.job == \null ||
+              qs_delay(job, now) * best.total > best.delay * qs_total(job));
+    ensures kept:   \result == best;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static qs_best candidate_consider(qs_job *job, int64_t now, int64_t max_slots,
+                                  qs_best best)
+{
+    int64_t total, needed, delay;
+    total = QS_MAX_ENTRIES(job);
+    needed = total - job->selected_entries;
+    delay = now - job->message->queued_time + 1;
+    if (qs_candidate_fits(needed, max_slots) &&
+        (!best.job || qs_score_better(delay, total, best.delay, best.total))) {
+        best.job = job;
+        best.delay = delay;
+        best.total = total;
+    }
+    return best;
+}
+
+/* S-PRE-6, early stop: level-0 jobs follow in enqueue-time order, so once
+ * a level-0 job's delay cannot beat the best score no later job can. */
+/*@
+  requires job:     qs_job_counts_ok(job) && qs_job_queued_ok(job, now);
+  requires best:    best.job != \null && 1 <= best.total <= QS_COUNT_MAX &&
+                    0 <= best.delay <= QS_DELAY_SAFE;
+  assigns \nothing;
+  ensures stop_iff: \result == 1 <==>
+    (job->stack_level == 0 && qs_delay(job, now) * best.total <= best.delay);
+  ensures boolean:  \result == 0 || \result == 1;
+*/
+static int candidate_scan_stops(const qs_job *job, int64_t now, qs_best best)
+{
+    return job->stack_level == 0 &&
+           qs_score_cannot_improve(now - job->message->queued_time + 1,
+                                   best.delay, best.total);
+}
+
+/* S-PRE-5: "we know how many [slots] are accumulated and how many are left
+ * to deliver, so we know how many it may yet accumulate at maximum": what
+ * the current job can still pay for, (MIN - selected + counter) / k. */
+/*@
+  requires current: qs_job_counts_ok(current);
+  requires cost:    1 <= slot_cost <= QS_COST_MAX;
+  assigns \nothing;
+  ensures value:    \result == (current->read_entries - current->selected_entries +
+                                current->slots_available) / slot_cost;
+*/
+static int64_t job_max_slots(const qs_job *current, int slot_cost)
+{
+    return qs_candidate_max_slots(QS_MIN_ENTRIES(current),
+                                  current->selected_entries,
+                                  current->slots_available, slot_cost);
 }
 
 /*
@@ -258,9 +413,86 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
  * crosscheck builds (the fuzz harnesses, tests/identity.sh) run both walks
  * beside every query and abort on any difference.
  */
-static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
-                                  int early_stop, int64_t *out_delay,
-                                  int64_t *out_total, int64_t *out_max)
+/* S-PRE-5, S-PRE-6: the best candidate to preempt `current`: its delay,
+ * total and the current job's max_slots go to the out parameters.  The
+ * contract: the candidate needs 1 .. max_slots slots, is neither preempted
+ * nor a blocker, and every kernel is called within its preconditions. */
+/*@
+  requires s:       \valid_read(s) && 0 <= s->now <= QS_TIME_MAX;
+  requires current: qs_job_counts_ok(current) && current->transport == t;
+  requires cost:    \valid_read(t) && 1 <= t->slot_cost <= QS_COST_MAX;
+  requires list:    qs_joblist_ok(current->lnext, s->now);
+  requires out:     \valid(out_delay) && \valid(out_total) && \valid(out_max) &&
+                    \separated(out_delay, out_total, out_max);
+  assigns *out_delay, *out_total, *out_max;
+  ensures max:      *out_max == \old((current->read_entries -
+                                      current->selected_entries +
+                                      current->slots_available) / t->slot_cost);
+  ensures score:    \result != \null ==>
+                      1 <= *out_total <= QS_COUNT_MAX &&
+                      0 <= *out_delay <= QS_DELAY_SAFE;
+  ensures fits:     \result != \null ==>
+                      \at(qs_job_counts_ok(\result) &&
+                          \result->child_head == \null &&
+                          !qs_is_blocker(\result), Pre) &&
+                      1 <= \at(qs_needed(\result), Pre) <= *out_max &&
+                      *out_total == \at(qs_total(\result), Pre) &&
+                      *out_delay == \at(qs_delay(\result, s->now), Pre);
+*/
+static qs_job *job_candidate_scan(const qs_sched *s, const qs_transport *t,
+                                  qs_job *current, int early_stop,
+                                  int64_t *out_delay, int64_t *out_total,
+                                  int64_t *out_max)
+{
+    qs_job *job;
+    qs_best best = {NULL, 0, 1};
+    int64_t max_slots;
+
+    max_slots = job_max_slots(current, t->slot_cost);
+    /* Only jobs after the current one: jobs before it are blockers or its
+     * own stack children.  Jobs that are themselves preempted (have
+     * children) and blockers are not candidates. */
+    /*@
+      loop invariant list: qs_joblist_ok(job, s->now);
+      loop invariant best: best.job == \null ||
+        (qs_job_counts_ok(best.job) && 1 <= qs_needed(best.job) <= max_slots &&
+         best.job->child_head == \null && !qs_is_blocker(best.job) &&
+         best.total == qs_total(best.job) &&
+         best.delay == qs_delay(best.job, s->now) &&
+         1 <= best.total <= QS_COUNT_MAX && 0 <= best.delay <= QS_DELAY_SAFE);
+      loop assigns job, best;
+    */
+    for (job = max_slots > 0 ? current->lnext : NULL; job; job = job->lnext) {
+        if (job->child_head || QS_IS_BLOCKER(job))
+            continue;
+        best = candidate_consider(job, s->now, max_slots, best);
+        /* Level-0 jobs follow in enqueue-time order, so once a level-0
+         * job's delay cannot beat the best score no later job can.
+         * Every job after a level-0 job J was enqueued no earlier than J
+         * (jobs are linked by enqueue time, S-PRE-13, and preemption only
+         * moves a job forward), so its delay is at most J's, and with a
+         * total of at least 1 its score is at most delay(J) <= score(best).
+         * Stack children are out of time order, hence level 0 only. */
+        if (early_stop && best.job && candidate_scan_stops(job, s->now, best))
+            break;
+    }
+    *out_max = max_slots;
+    *out_delay = best.delay;
+    *out_total = best.total;
+    return best.job;
+}
+
+/* S-PRE-5, S-PRE-6 under another reading of the candidate rule (the
+ * readings R-3 candidate_fit, R-8 score_wait_plus_one, R-9 slot_division,
+ * R-11 preempted_candidates, R-19 score_entries; spec/readings.md): the
+ * same walk as job_candidate_scan, with each reading a conditional at its
+ * line.  It is kept beside the proved walk rather than inside it, so that
+ * the proved walk's contract (and its helpers') stays the one of qsched's
+ * readings; under qsched's readings both give the same answer (fuzz builds
+ * check it, job_candidate). */
+static qs_job *job_candidate_scan_read(const qs_sched *s, qs_job *current,
+                                       int early_stop, int64_t *out_delay,
+                                       int64_t *out_total, int64_t *out_max)
 {
     qs_transport *t = current->transport;
     qs_job *job, *best = NULL;
@@ -330,12 +562,6 @@ static qs_job *job_candidate_scan(qs_sched *s, qs_job *current,
     return best;
 }
 
-/* S-PRE-5, S-PRE-6: the candidate: from the walk with its early stop on a
- * short list, from the candidate index (candidates.c) on a long one.  The
- * early stop is an optimisation resting on an ordering property of the
- * job list that no kernel contract can state, and the index is another
- * structure; fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full
- * scan and abort if any two ever disagree. */
 /* 1 if the candidate index (candidates.c) computes the candidate rule
  * under this scheduler's readings: its defaults, the same in both
  * profiles (spec/readings.md R-3, R-8, R-11, R-19). */
@@ -347,6 +573,13 @@ static int cix_reading(const qs_sched *s)
            QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_TOTAL;
 }
 
+/* S-PRE-5, S-PRE-6: the candidate: from the walk with its early stop on a
+ * short list, from the candidate index (candidates.c) on a long one.  The
+ * early stop is an optimisation resting on an ordering property of the
+ * job list that no kernel contract can state, and the index is another
+ * structure; fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full
+ * scan and abort if any two ever disagree.  Under another reading of the
+ * candidate rule the readings walk answers (job_candidate_scan_read). */
 static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                              int64_t *total, int64_t *max_slots)
 {
@@ -362,10 +595,7 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
     if (qsi_postfix(s) && t->cand_current == current &&
         (t->cand_time == s->now || !t->cand_cache)) {
         best = t->cand_cache;
-        *max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
-                                            current->selected_entries,
-                                            current->slots_available,
-                                            t->slot_cost);
+        *max_slots = job_max_slots(current, t->slot_cost);
         if (best) {
             /* the score as the walk computes it (R-8, R-19) */
             *delay = s->now - best->message->queued_time +
@@ -387,13 +617,15 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
      * reading the walk answers, which holds every reading's test. */
     *delay = 0;
     *total = 1;
-    if (!t->cix_on || !cix_reading(s)) {
-        best = job_candidate_scan(s, current, 1, delay, total, max_slots);
+    if (!cix_reading(s)) {
+        /* another reading of the candidate rule (R-3, R-8, R-9, R-11,
+         * R-19): the walk that holds the readings */
+        best = job_candidate_scan_read(s, current, 1, delay, total,
+                                       max_slots);
+    } else if (!t->cix_on) {
+        best = job_candidate_scan(s, t, current, 1, delay, total, max_slots);
     } else {
-        *max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
-                                            current->selected_entries,
-                                            current->slots_available,
-                                            t->slot_cost);
+        *max_slots = job_max_slots(current, t->slot_cost);
         if (*max_slots > 0)
             best = qsi_cix_candidate(s, current, *max_slots, delay, total);
     }
@@ -405,23 +637,55 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         /* Fuzz builds: the index, the walk with its early stop, and the
          * whole walk must agree. */
         int64_t d2, t2, m2;
-        if (job_candidate_scan(s, current, 1, &d2, &t2, &m2) != best ||
-            (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
-            abort();
-        if (job_candidate_scan(s, current, 0, &d2, &t2, &m2) != best)
-            abort();
+        if (!cix_reading(s)) {
+            /* another reading: the readings walk with and without its
+             * early stop */
+            if (job_candidate_scan_read(s, current, 0, &d2, &t2, &m2) != best)
+                abort();
+        } else {
+            if (job_candidate_scan(s, t, current, 1, &d2, &t2, &m2) != best ||
+                (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
+                abort();
+            if (job_candidate_scan(s, t, current, 0, &d2, &t2, &m2) != best)
+                abort();
+            /* the readings walk at qsched's readings is the proved walk */
+            if (job_candidate_scan_read(s, current, 1, &d2, &t2, &m2) != best ||
+                (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
+                abort();
+        }
     }
 #endif
     return best;
 }
 
-/* S-PRE-3: is a preemption attempted at all?  With qsched's readings this
- * is the kernel qs_preempt_gate: counter > 0 and MAX >= min_slots x k. */
+/* S-PRE-3: "no attempt while the counter is <= 0" nor while the current
+ * job could never accumulate min_slots slots: MAX(current) >= min * k. */
+/*@
+  requires current: qs_job_counts_ok(current);
+  requires params:  qs_transport_slots_ok(t);
+  assigns \nothing;
+  ensures open_iff: \result == 1 <==>
+    (current->slots_available > 0 &&
+     qs_total(current) >= t->min_slots * t->slot_cost);
+  ensures boolean:  \result == 0 || \result == 1;
+*/
+static int preempt_gate_open(const qs_job *current, const qs_transport *t)
+{
+    return qs_preempt_gate(current->slots_available, QS_MAX_ENTRIES(current),
+                           t->min_slots, t->slot_cost);
+}
+
+/* S-PRE-3 under the readings: the proved gate above with qsched's readings
+ * (R-4 at_least, R-5 required, both profiles); the kernel with adjusted
+ * inputs under another. */
 static int preempt_gate(const qs_sched *s, const qs_job *current)
 {
     const qs_transport *t = current->transport;
     int64_t counter = current->slots_available;
     int64_t max_entries = QS_MAX_ENTRIES(current);
+    if (QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_REQUIRED &&
+        QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_AT_LEAST)
+        return preempt_gate_open(current, t);
     /* R-5 preempt_credit: no attempt while the counter is <= 0 (required,
      * Postfix), or the document's silence: attempt anyway (ignored). */
     if (QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_IGNORED)
@@ -438,9 +702,33 @@ static int preempt_gate(const qs_sched *s, const qs_job *current)
     return qs_preempt_gate(counter, max_entries, t->min_slots, t->slot_cost);
 }
 
-/* S-PRE-7: the preemption test.  R-9 slot_division: counter / k in
- * integers (Postfix, the kernel), or exactly: counter/k + loan >= needed x
- * (100 - discount)/100 multiplied out by 100 k. */
+/* S-PRE-7: "counter / k + loan >= needed * (100 - discount) / 100", for
+ * the candidate's `needed` slots, behind the gate (counter > 0). */
+/*@
+  requires current: qs_job_counts_ok(current);
+  requires params:  qs_transport_slots_ok(t) && t->slot_cost >= 1;
+  requires gate:    current->slots_available > 0;
+  // The candidate's need; a stale answer of the postfix profile's
+  // candidate cache (S-PFX-20) may not fit any more, so only its range.
+  requires needed:  0 <= needed <= QS_COUNT_MAX;
+  assigns \nothing;
+  ensures fires_iff: \result == 1 <==>
+    100 * (current->slots_available / t->slot_cost + t->slot_loan) >=
+    needed * (100 - t->slot_discount);
+  ensures boolean:  \result == 0 || \result == 1;
+*/
+static int preempt_test_fires(const qs_job *current, const qs_transport *t,
+                              int64_t needed)
+{
+    return qs_preempt_fires(current->slots_available, t->slot_cost,
+                            t->slot_loan, t->slot_discount, needed);
+}
+
+/* S-PRE-7 under the readings.  R-9 slot_division: counter / k in integers
+ * (Postfix; the proved test above), or exactly: counter/k + loan >= needed
+ * x (100 - discount)/100 multiplied out by 100 k.  Behind the gate the
+ * counter is > 0 unless R-5 = ignored let it through: the kernel alone
+ * then (it takes any counter). */
 static int preempt_fires(const qs_sched *s, const qs_job *current,
                          int64_t needed)
 {
@@ -449,8 +737,106 @@ static int preempt_fires(const qs_sched *s, const qs_job *current,
         return 100 * (current->slots_available +
                       (int64_t)t->slot_loan * t->slot_cost) >=
                needed * t->slot_cost * (100 - t->slot_discount);
-    return qs_preempt_fires(current->slots_available, t->slot_cost,
-                            t->slot_loan, t->slot_discount, needed);
+    if (current->slots_available <= 0)
+        return qs_preempt_fires(current->slots_available, t->slot_cost,
+                                t->slot_loan, t->slot_discount, needed);
+    return preempt_test_fires(current, t, needed);
+}
+
+/*@
+  // Integer division (rounding toward zero) and products: a quotient of a
+  // non-negative number times its divisor is at most that number, and so
+  // is any smaller count times the divisor.  Proved by the SMT solvers.
+  lemma qs_fits_affordable: \forall integer n, k, q;
+    1 <= k && 1 <= q && q <= n / k ==> q * k <= n;
+*/
+
+/* S-PRE-8: "the job is preempted and the candidate becomes its child, one
+ * level deeper; the preempted job pays for the candidate's slots at once":
+ * the push onto the preemption stack with the charge.  The child starts
+ * its slots_used at -needed so that the pop refunds what it did not use
+ * (S-PRE-9).  The candidate fits (S-PRE-5: needed <= max_slots), which is
+ * why the counter stays >= -(entries left) >= -10^9 after the charge. */
+/*@
+  requires valid:   \valid(current) && \valid(job) && \separated(current, job);
+  requires current: qs_job_counts_ok(current);
+  requires tail:    current->child_tail == \null ||
+                    (\valid(current->child_tail) &&
+                     \separated(current->child_tail, current, job));
+  requires cost:    1 <= slot_cost <= QS_COST_MAX;
+  requires needed:  0 <= needed <= QS_COUNT_MAX;
+  assigns job->parent, job->preempted_serial, job->stack_level, job->slots_used,
+          job->sprev, job->snext, current->child_head, current->child_tail,
+          current->child_tail->snext, current->slots_available;
+  ensures parent:   job->parent == current &&
+                    job->preempted_serial == current->serial;
+  ensures level:    job->stack_level == current->stack_level + 1;
+  ensures child:    current->child_tail == job && job->snext == \null &&
+                    job->sprev == \old(current->child_tail);
+  ensures charged:  current->slots_available ==
+                    \old(current->slots_available) - needed * slot_cost;
+  // A fitting candidate (S-PRE-5, as the scan finds it): the counter stays
+  // >= -(entries left), so in range.  (The postfix profile's candidate
+  // cache, S-PFX-20, may answer with one that no longer fits.)
+  ensures floor:    1 <= needed <=
+                      \old((current->read_entries - current->selected_entries +
+                            current->slots_available) / slot_cost) ==>
+                    current->slots_available >=
+                      current->selected_entries - current->read_entries;
+  ensures counter:  1 <= needed <=
+                      \old((current->read_entries - current->selected_entries +
+                            current->slots_available) / slot_cost) ==>
+                    -QS_SLOTS_MAX <= current->slots_available <= QS_SLOTS_MAX;
+  ensures used:     job->slots_used == -needed;
+*/
+static void job_stack_push(qs_job *current, qs_job *job, int64_t needed,
+                           int slot_cost)
+{
+    /* Proof step: a fitting candidate is affordable (needed <= N / k, so
+     * needed * k <= N; the C quotient rounds toward zero and N >= 0). */
+    /*@ assert affordable: 1 <= needed <=
+          (current->read_entries - current->selected_entries +
+           current->slots_available) / slot_cost ==>
+          needed * slot_cost <=
+          current->read_entries - current->selected_entries +
+          current->slots_available; */
+    job->parent = current;
+    job->preempted_serial = current->serial;
+    child_append(current, job);
+    job->stack_level = current->stack_level + 1;
+    /* The preempted job pays up front; the child counts the difference
+     * between what it uses and what was paid (slots_used = -needed). */
+    current->slots_available =
+        qs_slots_charge(current->slots_available, needed, slot_cost);
+    job->slots_used = -needed;
+}
+
+/* S-MEM-6: an unread preempting job takes half (rounded up) of what is left
+ * of the normal pool and the extra pool; the pool may go negative down to
+ * -extra_recipient_limit and no further (S-INV-5). */
+/*@
+  requires valid:   \valid(job) && \valid(m) && \valid(t) &&
+                    \separated(job, m, t);
+  requires extra:   0 <= t->extra_rcpt_limit <= QS_COUNT_MAX;
+  requires pool:    -t->extra_rcpt_limit <= t->rcpt_unused <= QS_COUNT_MAX;
+  requires limits:  qs_count(job->rcpt_limit) && qs_count(m->rcpt_limit);
+  assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused;
+  ensures conserved: job->rcpt_limit + t->rcpt_unused ==
+                     \old(job->rcpt_limit) + \old(t->rcpt_unused);
+  ensures msg_follows: m->rcpt_limit - \old(m->rcpt_limit) ==
+                       job->rcpt_limit - \old(job->rcpt_limit);
+  ensures half_up:  2 * (job->rcpt_limit - \old(job->rcpt_limit)) ==
+                      t->extra_rcpt_limit + \old(t->rcpt_unused) ||
+                    2 * (job->rcpt_limit - \old(job->rcpt_limit)) ==
+                      t->extra_rcpt_limit + \old(t->rcpt_unused) + 1;
+  ensures floor:    -t->extra_rcpt_limit <= t->rcpt_unused <= \old(t->rcpt_unused);
+*/
+static void job_extra_grant(qs_job *job, qs_message *m, qs_transport *t)
+{
+    int64_t share = qs_pool_extra_share(t->extra_rcpt_limit, t->rcpt_unused);
+    job->rcpt_limit += share;
+    m->rcpt_limit += share;
+    t->rcpt_unused -= share;
 }
 
 /*
@@ -571,11 +957,14 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         t->jhead = job;
     current->lprev = job;
     qsi_cix_insert(t, job);
-    job->parent = current;
-    qsi_cix_update(job);
-    job->preempted_serial = current->serial;
-    child_append(current, job);
-    job->stack_level = current->stack_level + 1;
+    /* The preempted job pays up front; the child counts the difference
+     * between what it uses and what was paid (slots_used = -needed).
+     * Paying at once, not per entry the child selects, matters once
+     * blockers exist: a job may then be preempted by a second child while
+     * the first is blocked ("job 4 is preempted by both job 7 AND job 8"),
+     * and slots not yet taken out would be spent twice. */
+    job_stack_push(current, job, needed, t->slot_cost);
+    qsi_cix_update(job);        /* the index keys on the new parent */
     /* Selection continues at the preempting job, which sits where the
      * current job was if the walk was to start there (otherwise a job
      * before it was released: the walk starts at the head, S-PRE-2).
@@ -585,15 +974,6 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
         t->job_current = job;
     QSI_CAND_RESET(t);          /* S-PFX-20 */
-    /* The preempted job pays up front; the child counts the difference
-     * between what it uses and what was paid (slots_used = -needed).
-     * Paying at once, not per entry the child selects, matters once
-     * blockers exist: a job may then be preempted by a second child while
-     * the first is blocked ("job 4 is preempted by both job 7 AND job 8"),
-     * and slots not yet taken out would be spent twice. */
-    current->slots_available =
-        qs_slots_charge(current->slots_available, needed, t->slot_cost);
-    job->slots_used = -needed;
     /* S-MEM-6: an unread preempting job gets a share of the extra pool.
      * A preempting job whose message is not fully read could otherwise
      * only read qmgr_message_recipient_minimum recipients at a time (the
@@ -603,13 +983,8 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * drain it below zero; the normal pool goes negative by that amount
      * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
      * is QS_UNREAD (S-PFX-16 in the postfix profile). */
-    if (QS_UNREAD(job->message)) {
-        int64_t share = qs_pool_extra_share(t->extra_rcpt_limit,
-                                            t->rcpt_unused);
-        job->rcpt_limit += share;
-        job->message->rcpt_limit += share;
-        t->rcpt_unused -= share;
-    }
+    if (QS_UNREAD(job->message))
+        job_extra_grant(job, job->message, t);
     s->stats.preemptions++;
     t->preemptions++;
     r.kind = QS_T_PREEMPT;

@@ -18,6 +18,7 @@
 #include "params.h"
 #include "map.h"
 #include "readings.h"
+#include "kernels.h"
 
 typedef struct qs_entry qs_entry;
 typedef struct qs_peer qs_peer;
@@ -550,5 +551,92 @@ void qsi_message_free(qs_message *m);
 
 /* assign.c: reading and assigning a batch of recipients */
 void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit);
+
+
+/* ---- ACSL: the facts about these structures that the proved functions
+ * of the core rely on and keep (Frama-C only; proofs/README.md).  The
+ * ranges are the parser's (params.c, events.c) and the kernels'
+ * (kernels.h); src/check.c checks the same facts at run time. ---- */
+/*@
+  // A destination's window is bounded by its limit (S-INV-6), or, in the
+  // postfix profile's "no limit" (S-PFX-3), by the safety rule alone
+  // (S-CON-3): at most busy + init + 1.
+  logic integer QS_QWINDOW_MAX = QS_COUNT_MAX + QS_WINDOW_MAX + 1;
+  // fail_cohorts while alive: at most the cohort limit + 1 (S-CON-8), or
+  // the number of failures in the postfix profile with limit 0 (S-PFX-1);
+  // 2^52 failures in a row are out of reach.
+  logic real QS_COHORTS_MAX = 0x1p52;
+
+  // The parameters of a transport the feedback arithmetic reads (S-EV-2,
+  // S-EV-5: the document profile has no limit 0; S-CON-2: x in [0, 1]).
+  predicate qs_transport_feedback_ok(qs_transport *t, integer postfix) =
+    \valid_read(t) &&
+    0 <= t->dest_conc_limit <= QS_WINDOW_MAX &&
+    (postfix == 0 ==> t->dest_conc_limit >= 1) &&
+    1 <= t->init_conc <= QS_WINDOW_MAX &&
+    0 <= t->cohort_limit <= QS_WINDOW_MAX &&
+    qs_unit(t->pos.base) && qs_unit(t->neg.base);
+
+  // A live destination's feedback state between events (S-CON-1: it
+  // starts at init, 0, 0, 0; S-INV-6; the kernels' ranges of success and
+  // failure for the profile's loop, S-CON-4, S-CON-7, S-PFX-2).
+  predicate qs_queue_feedback_ok(qs_queue *q, integer postfix) =
+    \valid_read(q) &&
+    1 <= q->window <= QS_QWINDOW_MAX &&
+    0 <= q->busy <= QS_COUNT_MAX &&
+    qs_success_range(q->success, postfix) &&
+    qs_failure_range(q->failure, postfix) &&
+    \is_finite(q->fail_cohorts) && \le_double(0.0d, q->fail_cohorts) &&
+    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
+
+  // The preemption parameters of a transport (S-EV-2, params.c ranges).
+  predicate qs_transport_slots_ok(qs_transport *t) =
+    \valid_read(t) &&
+    0 <= t->slot_cost <= QS_COST_MAX && 0 <= t->slot_loan <= QS_LOAN_MAX &&
+    0 <= t->slot_discount <= 100 && 0 <= t->min_slots <= QS_MINSLOTS_MAX;
+
+  // The counts of a job on the job lists that the preemption arithmetic
+  // reads (S-PRE-4 .. S-PRE-9, S-MEM-8): selected <= read entries (MIN),
+  // MAX = read entries + unread recipients within a message's 10^9
+  // recipients (S-INV-1), its message queued no later than now, its slot
+  // counters and stack level in the kernels' ranges.  The counter range
+  // is a premise: each charge keeps the counter >= -(entries left) when
+  // the candidate fits (S-PRE-5), and a refund gives back at most what
+  // was charged; check.c checks it after every event.
+  predicate qs_job_counts_ok(qs_job *j) =
+    \valid_read(j) && \valid_read(j->message) && \valid_read(j->transport) &&
+    0 <= j->selected_entries <= j->read_entries &&
+    0 <= j->message->rcpt_unread &&
+    j->read_entries + j->message->rcpt_unread <= QS_COUNT_MAX &&
+    -QS_SLOTS_MAX <= j->slots_available <= QS_SLOTS_MAX &&
+    qs_count(j->slots_used) &&
+    0 <= j->stack_level < QS_LEVEL_MAX;
+  // ... and its message entered the active queue no later than now.
+  predicate qs_job_queued_ok(qs_job *j, integer now) =
+    \valid_read(j) && \valid_read(j->message) &&
+    0 <= j->message->queued_time <= now <= QS_TIME_MAX;
+
+  // The scheduler's job list from j on (S-INV-2): finite (nil-terminated,
+  // no cycle: an inductive predicate holds only of finite derivations)
+  // and every job on it satisfies the two predicates above.
+  inductive qs_joblist_ok{L}(qs_job *j, integer now) {
+    case nil{L}:  \forall integer now; qs_joblist_ok(\null, now);
+    case cons{L}: \forall qs_job *j, integer now;
+      j != \null && qs_job_counts_ok(j) && qs_job_queued_ok(j, now) &&
+      qs_joblist_ok(j->lnext, now) ==> qs_joblist_ok(j, now);
+  }
+
+  // S-PRE-5: MAX(j) - selected(j), the slots a candidate needs.
+  logic integer qs_needed(qs_job *j) =
+    j->read_entries + j->message->rcpt_unread - j->selected_entries;
+  // S-PRE-6: the score's numerator and denominator.
+  logic integer qs_delay(qs_job *j, integer now) =
+    now - j->message->queued_time + 1;
+  logic integer qs_total(qs_job *j) =
+    j->read_entries + j->message->rcpt_unread;
+  // S-PRE-11: a blocker carries its transport's current blocker tag.
+  predicate qs_is_blocker(qs_job *j) =
+    j->blocker_tag == j->transport->blocker_tag;
+*/
 
 #endif

@@ -251,6 +251,23 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_emit(s, &r);
 }
 
+/* S-PRE-4: "each time an entry of the job is selected, the job's slot
+ * counter is incremented by one"; slots_used counts the same for the
+ * refund of S-PRE-9.  (entry_select_peer counted the entry as selected.) */
+/*@
+  requires job:     \valid(job);
+  requires counts:  -QS_SLOTS_MAX <= job->slots_available < QS_SLOTS_MAX &&
+                    -QS_COUNT_MAX <= job->slots_used < QS_COUNT_MAX;
+  assigns job->slots_available, job->slots_used;
+  ensures counter:  job->slots_available == \old(job->slots_available) + 1;
+  ensures used:     job->slots_used == \old(job->slots_used) + 1;
+*/
+static void job_count_selection(qs_job *job)
+{
+    job->slots_available++;
+    job->slots_used++;
+}
+
 /*
  * S-PRE-2: the transport's job list in order, from where selection starts.
  *
@@ -303,8 +320,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
              * divided by k where it is used (preempt.c).  slots_used
              * counts towards the refund the job's parent gets when the
              * job leaves its stack (S-PRE-9). */
-            job->slots_available++;
-            job->slots_used++;
+            job_count_selection(job);
             /* S-PFX-20: a job other than the cached current job got
              * closer to being a candidate. */
             if (job != t->cand_current)

@@ -53,6 +53,21 @@ enum bmc_prop {
                    the backoff expires (S-CON-8, S-CON-10, S-PFX-1/4/8) */
     P_SELECT,   /* no delivery for a dead or window-full destination, nor
                    from a blocker or a job without a pending entry there */
+    P_ORDER,    /* the shadow decides the order itself: the scheduler's
+                   job list (linking and relinking by enqueue time,
+                   S-PRE-13), the current job, the walk along the list
+                   from it (S-PRE-2), each job's peer rotation (S-PRE-15),
+                   blockers and their release (S-PRE-11, S-PRE-12); every
+                   delivery, blocker, retirement and idle must be the one
+                   it predicts, and list, current job, peer order and
+                   blocker tags must equal the core's after every event */
+    P_LIVE,     /* liveness under a fair supply of delivery agents: from
+                   the explored states, selecting while anything can be
+                   selected, completing every delivery and letting time
+                   pass to the next revival, every message with
+                   deliverable recipients is served and leaves, and every
+                   dead destination comes back exactly when its backoff
+                   expires (bounded by a step budget) */
     P_INFL,     /* the document's inflation claim (a finding if broken,
                    not a failure) */
     P_COUNT
@@ -62,7 +77,10 @@ extern const char *const bmc_prop_name[P_COUNT];
 /* ---- a parameter mix and its alphabet ---- */
 enum bmc_family {
     FAM_TIGHT = 0, /* windows 1..2, failures, deaths: blockers happen */
-    FAM_WIDE = 1   /* windows never fill, bigger jobs: deep preemption */
+    FAM_WIDE = 1,  /* windows never fill, bigger jobs: deep preemption */
+    FAM_MIXED = 2  /* tight windows, failures and a message big enough for
+                      the gate at every k and minimum slots: preemption,
+                      recursive preemption, blockers and deaths together */
 };
 
 typedef struct bmc_shape {
@@ -182,6 +200,10 @@ typedef struct mjob {
     int has_pre;            /* preempted at least once */
     long long after_pre;    /* counter right after its last preemption */
     long long acc_since;    /* selections + refunds since then */
+    /* the shadow's own order (P_ORDER) */
+    long long qtime;        /* entered the active queue (S-PRE-13 key) */
+    int npeer;
+    int peer[BMC_NDEST];    /* destinations in round-robin order */
 } mjob;
 
 typedef struct mdest {
@@ -229,6 +251,14 @@ typedef struct monitor {
     int last_dead_dest;      /* DEFER right after DEAD: entry deferrals */
     int delivered;           /* a deliver record this event */
     const enc_state *pre;    /* the state before this event */
+    /* the shadow's scheduler job list and walk (P_ORDER) */
+    int list[BMC_MAX_MSG], nlist;
+    int cur;                 /* current job, -1: none */
+    int qblock[BMC_NDEST];   /* queue carries the current blocker tag */
+    int qorder[BMC_NDEST], nqorder; /* the transport's queue list */
+    int sel_active;          /* this select walks the job list */
+    int walk;                /* where the walk stands, -1: at the end */
+    int unblocked, unblock_due, died_tagged, read_seen;
     /* results */
     unsigned viol;           /* bitmask of violated properties */
     char why[P_COUNT][320];
@@ -283,6 +313,7 @@ typedef struct bmc_result {
     char tool_err[400];
     long long states, transitions;
     long long selftests, selftest_fail; /* dedupe soundness checks */
+    long long live_checked;  /* states drained for P_LIVE */
     long long viol_count[P_COUNT];
     bmc_stats stats;
     bmc_path cex[P_COUNT];   /* shortest counterexample per property */

@@ -570,6 +570,77 @@ static int key_of(run *r, const uint8_t *path, int len, char *key,
  * few letters drawn from a splitmix64 sequence seeded by the duplicate's
  * number).  A disagreement means the canonical key merged states that
  * behave differently: a tool error, reported as a failure. */
+/* ---- liveness (P_LIVE) ----
+ * From a state, a fair supply of delivery agents: select while anything can
+ * be selected, let every delivery complete (ok, the oldest first), and when
+ * nothing can be selected and nothing is in flight let time pass one second
+ * at a time (backoffs, refill delays).  Every message must then be served
+ * and leave within a budget, and every dead destination must be alive again
+ * as soon as its backoff has expired.  The continuation is deterministic,
+ * so a failure is a stream: the state's path followed by these letters. */
+#define LIVE_EVERY 4          /* drain one new state in 4 of the last level */
+
+static int drain(run *r, uint8_t *path, int *plen, char *why, size_t n)
+{
+    monitor *m = &r->mon;
+    int i, entries = 0, budget, step;
+    for (i = 0; i < m->nmsg; i++)
+        entries += m->job[i].E;
+    budget = 32 + 6 * entries + 4 * r->mix->backoff;
+    m->live = 0;
+    m->stats = NULL;
+    for (step = 0; step < budget; step++) {
+        qs_stats st;
+        long long before;
+        int letter;
+        qs_get_stats(r->s, &st);
+        if (st.messages_done == m->nmsg)
+            return 0;
+        before = st.deliveries;
+        letter = L_SELECT;
+        if (apply(r, letter) < 0)
+            return -1;
+        mon_after_event(m, NULL);
+        qs_get_stats(r->s, &st);
+        if (st.deliveries == before) {
+            if (qs_in_flight_count(r->s) > 0)
+                letter = L_DONE0;   /* the oldest delivery completes, ok */
+            else
+                letter = L_TICK;    /* nothing to do now: time passes */
+            if (apply(r, letter) < 0)
+                return -1;
+            mon_after_event(m, NULL);
+        }
+        if (*plen + 2 < BMC_MAX_DEPTH) {
+            path[(*plen)++] = L_SELECT;
+            if (letter != L_SELECT)
+                path[(*plen)++] = (uint8_t)letter;
+        }
+        if (letter == L_TICK) {
+            /* S-CON-10: a dead destination is retried once its backoff
+             * has expired */
+            if (encode_parse(r, r->post) < 0)
+                return -1;
+            for (i = 0; i < r->post->nq; i++)
+                if (r->post->q[i].dead && r->post->q[i].r <= r->post->T) {
+                    snprintf(why, n, "%s still dead at %lld, its backoff "
+                             "expired at %lld", r->post->q[i].name,
+                             r->post->T, r->post->q[i].r);
+                    return 1;
+                }
+        }
+    }
+    {
+        qs_stats st;
+        qs_get_stats(r->s, &st);
+        snprintf(why, n, "%lld of %d messages still queued after %d steps "
+                 "of a fair continuation (select, complete ok, let time "
+                 "pass)", (long long)(m->nmsg - st.messages_done), m->nmsg,
+                 budget);
+    }
+    return 1;
+}
+
 #define SELFTEST_EVERY 499
 #define SELFTEST_LEN 4
 static void selftest(run *r, const bmc_mix *mix, const srec *st,
@@ -773,6 +844,24 @@ int bmc_explore(const bmc_mix *mix, const bmc_opts *o, bmc_result *res,
                 st[nst].nmsg = (uint8_t)m->nmsg;
                 st[nst].ticks = (uint8_t)m->ticks;
                 nst++;
+                /* P_LIVE from a sample of the last level's new states */
+                if (d == depth && nst % LIVE_EVERY == 0) {
+                    char lwhy[320];
+                    uint8_t lpath[BMC_MAX_DEPTH];
+                    int llen = plen + 1, lr;
+                    memcpy(lpath, path, (size_t)llen);
+                    lr = drain(&r, lpath, &llen, lwhy, sizeof lwhy);
+                    res->live_checked++;
+                    if (lr < 0) {
+                        record_cex(res, P_LIVE, path, plen + 1, r.err);
+                        if (o->stop_first)
+                            stop = 1;
+                    } else if (lr > 0) {
+                        record_cex(res, P_LIVE, lpath, llen, lwhy);
+                        if (o->stop_first)
+                            stop = 1;
+                    }
+                }
                 if (o->max_states > 0 && (long long)nst >= o->max_states) {
                     res->capped = 1;
                     stop = 1;

@@ -32,7 +32,7 @@ static const int tight_conc[3][2] = {{1, 1}, {2, 1}, {2, 2}};
 
 typedef struct config {
     int deep;
-    int depth_tight, depth_wide, wide_extra;
+    int depth_tight, depth_wide, wide_extra, depth_mixed;
     long long max_states;
     int jobs;
     const char *out, *only;
@@ -44,9 +44,10 @@ void bmc_mix_name(bmc_mix *m)
     snprintf(m->name, sizeof m->name, "%s-k%d-d%d-l%d-m%d-%s%d%d%s",
              m->profile == QS_PROFILE_POSTFIX ? "pfx" : "doc", m->k,
              m->discount, m->loan, m->min_slots,
-             m->family == FAM_TIGHT ? "tight" : "wide",
-             m->family == FAM_TIGHT ? m->limit : 0,
-             m->family == FAM_TIGHT ? m->init : 0, m->mem ? "-mem" : "");
+             m->family == FAM_TIGHT ? "tight" :
+             m->family == FAM_MIXED ? "mixed" : "wide",
+             m->family != FAM_WIDE ? m->limit : 0,
+             m->family != FAM_WIDE ? m->init : 0, m->mem ? "-mem" : "");
 }
 
 /* The wide family's big message: big enough for the preemption gate
@@ -112,6 +113,28 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
                     n++;
                 }
         m->max_needed = R;
+    } else if (family == FAM_MIXED) {
+        /* Tight windows with failures, deaths and blockers, and a message
+         * big enough for the preemption gate (MAX >= minimum slots * k) at
+         * every k, split over both destinations: preemption at k = 5 with
+         * minimum slots 3, and (k = 2) recursive preemption, happen
+         * beside failures, blockers and stalls. */
+        int big = wide_big(k, min_slots);
+        m->limit = tight_conc[1 + rot % 2][0];
+        m->init = tight_conc[1 + rot % 2][1];
+        m->max_msgs = 3;
+        m->max_ticks = 2;
+        m->allow_done = m->allow_fail = 1;
+        m->depth = c->depth_mixed;
+        m->shapes[n].n[0] = 1;
+        m->shapes[n++].n[1] = 0;
+        m->shapes[n].n[0] = 0;
+        m->shapes[n++].n[1] = 1;
+        m->shapes[n].n[0] = 1;
+        m->shapes[n++].n[1] = 1;
+        m->shapes[n].n[0] = (big + 1) / 2;
+        m->shapes[n++].n[1] = big / 2;
+        m->max_needed = big;
     } else {
         int big = wide_big(k, min_slots), x, j, sizes[5], ns = 0, i2, k2;
         /* windows never fill: no blocker, no completion needed; postfix
@@ -178,6 +201,23 @@ static int build_grid(const config *c, bmc_mix *mixes, int cap)
                                 mixes[n++] = m;
                         }
     }
+    /* the mixed family on a smaller grid: k 2 and 5, minimum slots 0 and 3,
+     * loan/discount 3/100 (preemption as early as the gate allows) and
+     * 1/50, both profiles */
+    rot = 0;
+    for (p = 0; p < 2; p++)
+        for (ki = 0; ki < 3; ki += 2)
+            for (li = 0; li < 2; li++)
+                for (mi = 0; mi < 2; mi++) {
+                    bmc_mix m;
+                    make_mix(&m, c, p ? QS_PROFILE_POSTFIX : QS_PROFILE_DOCUMENT,
+                             grid_k[ki], li ? 50 : 100, li ? 1 : 3,
+                             grid_min[mi], FAM_MIXED, rot++);
+                    if (c->only && !strstr(m.name, c->only))
+                        continue;
+                    if (n < cap)
+                        mixes[n++] = m;
+                }
     return n;
 }
 
@@ -267,7 +307,7 @@ int main(int argc, char **argv)
     bmc_mix *mixes;
     bmc_result *res;
     int n, i, g, p, w, failed = 0, tool_errors = 0;
-    long long total_states = 0, total_trans = 0, selftests = 0;
+    long long total_states = 0, total_trans = 0, selftests = 0, drained = 0;
     long long selftest_fail = 0;
     int min_depth = 1 << 30, max_depth = 0, ncomplete = 0, ncapped = 0;
     int claim_applied = 0, claim_broken = 0, claim_vacuous = 0;
@@ -281,6 +321,7 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.depth_tight = 7;
     c.wide_extra = 6;
+    c.depth_mixed = 9;
     c.max_states = 400000;
     c.jobs = 2;
     c.out = "build/bmc/out";
@@ -290,6 +331,7 @@ int main(int argc, char **argv)
             c.deep = 1;
             c.depth_tight = 9;
             c.wide_extra = 9;
+            c.depth_mixed = 11;
             c.max_states = 1500000;
         } else if (strcmp(a, "--jobs") == 0 && v) {
             c.jobs = atoi(v);
@@ -303,6 +345,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--depth-tight") == 0 && v) {
             c.depth_tight = atoi(v);
             i++;
+        } else if (strcmp(a, "--depth-mixed") == 0 && v) {
+            c.depth_mixed = atoi(v);
+            i++;
         } else if (strcmp(a, "--depth-wide") == 0 && v) {
             c.depth_wide = atoi(v);
             i++;
@@ -315,8 +360,8 @@ int main(int argc, char **argv)
             c.verbose = 1;
         } else {
             fprintf(stderr, "usage: qsched-bmc [--deep] [--jobs N] [--out "
-                    "DIR] [--only SUBSTR] [--depth-tight N] [--depth-wide "
-                    "N] [--max-states N] [--stop-first] [--verbose]\n");
+                    "DIR] [--only SUBSTR] [--depth-tight N] [--depth-mixed N] "
+                    "[--depth-wide N] [--max-states N] [--stop-first] [--verbose]\n");
             return 2;
         }
     }
@@ -337,9 +382,10 @@ int main(int argc, char **argv)
         snprintf(stop, sizeof stop, "%s/stop", c.out);
         unlink(stop);
     }
-    printf("bmc: %d mix groups, tight depth %d, wide depth big+%d, state "
-           "cap %lld per group, %d workers%s\n", n, c.depth_tight,
-           c.wide_extra, c.max_states, c.jobs, c.deep ? " (deep)" : "");
+    printf("bmc: %d mix groups, tight depth %d, mixed depth %d, wide depth "
+           "big+%d, state cap %lld per group, %d workers%s\n", n,
+           c.depth_tight, c.depth_mixed, c.wide_extra, c.max_states, c.jobs,
+           c.deep ? " (deep)" : "");
     fflush(stdout);
     for (w = 0; w < c.jobs; w++) {
         pid_t pid = fork();
@@ -390,6 +436,7 @@ int main(int argc, char **argv)
         total_states += r->states;
         total_trans += r->transitions;
         selftests += r->selftests;
+        drained += r->live_checked;
         selftest_fail += r->selftest_fail;
         if (r->depth_reached < min_depth)
             min_depth = r->depth_reached;
@@ -536,6 +583,8 @@ int main(int argc, char **argv)
             printf("ok bmc/property/%s: held in %d groups\n",
                    bmc_prop_name[p], n);
     }
+    printf("liveness: %lld states of the last levels drained under a fair "
+           "continuation (one new state in %d)\n", drained, 4);
     if (selftest_fail)
         printf("FAIL bmc/dedupe-selftest: %lld of %lld merged states diverged "
                "under the same continuation\n", selftest_fail, selftests);

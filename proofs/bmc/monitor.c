@@ -30,6 +30,8 @@ const char *const bmc_prop_name[P_COUNT] = {
     [P_WINDOW] = "window",
     [P_DEAD] = "dead",
     [P_SELECT] = "select",
+    [P_ORDER] = "order",
+    [P_LIVE] = "liveness",
     [P_INFL] = "inflation-claim",
 };
 
@@ -162,6 +164,178 @@ static int test_fires(const monitor *m, long long counter, long long needed)
            needed * (100 - x->discount);
 }
 
+/* ---- the shadow's own order (P_ORDER) ----
+ * The scheduler's job list, its current job and each job's peer list are
+ * kept here from the document's rules alone; the core's are only compared
+ * with them (after every event) and its decisions checked against them
+ * (during every select).  Nothing below reads the core's order. */
+
+static int list_pos(const monitor *m, int ji)
+{
+    int i;
+    for (i = 0; i < m->nlist; i++)
+        if (m->list[i] == ji)
+            return i;
+    return -1;
+}
+
+static int list_next(const monitor *m, int ji)
+{
+    int p = list_pos(m, ji);
+    return p >= 0 && p + 1 < m->nlist ? m->list[p + 1] : -1;
+}
+
+static void list_remove(monitor *m, int ji)
+{
+    int p = list_pos(m, ji);
+    if (p < 0)
+        return;
+    memmove(&m->list[p], &m->list[p + 1],
+            (size_t)(m->nlist - p - 1) * sizeof m->list[0]);
+    m->nlist--;
+}
+
+static void list_insert(monitor *m, int pos, int ji)
+{
+    memmove(&m->list[pos + 1], &m->list[pos],
+            (size_t)(m->nlist - pos) * sizeof m->list[0]);
+    m->list[pos] = ji;
+    m->nlist++;
+}
+
+/* S-PRE-13: a job is linked by its message's enqueue time, found from the
+ * end of the list; only jobs without a stack parent are time markers
+ * (preempting children sit out of time order), and a job linked in front
+ * of the current job becomes the current job. */
+static void shadow_link(monitor *m, int ji)
+{
+    int p, cur_behind = m->cur < 0;
+    for (p = m->nlist - 1; p >= 0; p--) {
+        const mjob *x = &m->job[m->list[p]];
+        if (x->parent < 0 && m->job[ji].qtime - x->qtime >= 0)
+            break;
+        if (m->list[p] == m->cur)
+            cur_behind = 1;
+    }
+    list_insert(m, p + 1, ji);
+    if (cur_behind)
+        m->cur = ji;
+}
+
+/* A job leaving the list: the current job moves on to the next one. */
+static void shadow_unlink(monitor *m, int ji)
+{
+    if (m->cur == ji)
+        m->cur = list_next(m, ji);
+    list_remove(m, ji);
+}
+
+/* The transport's queue list: a queue is appended when created and leaves
+ * when discarded (S-CON-13). */
+static void qorder_remove(monitor *m, int d)
+{
+    int i, n = 0;
+    for (i = 0; i < m->nqorder; i++)
+        if (m->qorder[i] != d)
+            m->qorder[n++] = m->qorder[i];
+    m->nqorder = n;
+}
+
+static int inflight_of(const monitor *m, int ji, int d)
+{
+    int i, n = 0;
+    for (i = 0; i < m->nfl; i++)
+        if (m->fl[i].job == ji && m->fl[i].dest == d)
+            n++;
+    return n;
+}
+
+/* A peer lives while it has pending or in-flight entries. */
+static void peer_gc(monitor *m, int ji)
+{
+    mjob *j = &m->job[ji];
+    int i, n = 0;
+    for (i = 0; i < j->npeer; i++) {
+        int d = j->peer[i];
+        if (j->todo[d] > 0 || inflight_of(m, ji, d) > 0)
+            j->peer[n++] = d;
+    }
+    j->npeer = n;
+}
+
+static void peer_ensure(monitor *m, int ji, int d)
+{
+    mjob *j = &m->job[ji];
+    int i;
+    for (i = 0; i < j->npeer; i++)
+        if (j->peer[i] == d)
+            return;
+    j->peer[j->npeer++] = d;
+}
+
+/* S-PRE-15: the first peer, in round-robin order, whose destination is
+ * alive, has window > deliveries in flight, and has a pending entry. */
+static int peer_choice(const monitor *m, int ji)
+{
+    const mjob *j = &m->job[ji];
+    int i;
+    for (i = 0; i < j->npeer; i++) {
+        int d = j->peer[i];
+        const mdest *q = &m->dest[d];
+        if (!q->dead && q->window > q->inflight && j->todo[d] > 0)
+            return i;
+    }
+    return -1;
+}
+
+/* "the chosen peer goes to the end": the list continues after it. */
+static void peer_rotate(monitor *m, int ji, int pos)
+{
+    mjob *j = &m->job[ji];
+    int tmp[BMC_NDEST], i, n = 0;
+    for (i = pos + 1; i < j->npeer; i++)
+        tmp[n++] = j->peer[i];
+    for (i = 0; i <= pos; i++)
+        tmp[n++] = j->peer[i];
+    memcpy(j->peer, tmp, (size_t)n * sizeof tmp[0]);
+}
+
+/* S-PRE-2: the walk skips blockers. */
+static int walk_skip(const monitor *m, int w)
+{
+    while (w >= 0 && m->job[w].blocker)
+        w = list_next(m, w);
+    return w;
+}
+
+/* S-PRE-12: every blocker of the transport released at once; the next
+ * selection starts from the head of the list again. */
+static void shadow_release(monitor *m)
+{
+    int i;
+    for (i = 0; i < m->nmsg; i++)
+        m->job[i].blocker = 0;
+    for (i = 0; i < BMC_NDEST; i++)
+        m->qblock[i] = 0;
+    m->cur = m->nlist > 0 ? m->list[0] : -1;
+}
+
+/* Would a blocker update of destination d release the blockers now? */
+static int release_due(const monitor *m, int d)
+{
+    const mdest *q = &m->dest[d];
+    return m->qblock[d] && !q->dead && q->window > q->inflight && q->todo > 0;
+}
+
+/* The tag of a destination that can take a delivery again, or is dead, is
+ * cleared by the update (S-PRE-12). */
+static void tag_update(monitor *m, int d)
+{
+    const mdest *q = &m->dest[d];
+    if ((!q->dead && q->window > q->inflight) || q->dead)
+        m->qblock[d] = 0;
+}
+
 void mon_init(monitor *m, const bmc_mix *mix, bmc_stats *stats)
 {
     int i;
@@ -178,6 +352,8 @@ void mon_init(monitor *m, const bmc_mix *mix, bmc_stats *stats)
         m->dest[i].window = m->init_eff;
     m->stats = stats;
     m->last_dead_dest = -1;
+    m->cur = -1;
+    m->walk = -1;
 }
 
 /* ---- inflation and end-of-life checks ---- */
@@ -257,6 +433,7 @@ void mon_before_arrive(monitor *m, int shape)
         j->E += sh->n[d];
     }
     j->unread = j->E;
+    j->qtime = m->now; /* the active queue is never full in these mixes */
     m->ev = L_ARRIVE0 + shape;
     m->ev_job = ji;
 }
@@ -275,19 +452,15 @@ void mon_before_select(monitor *m)
     m->cand_expected = 0;
     m->cand_msg = -1;
     m->cand_cached = 0;
-    if (!m->live || !pre || x->k < 2 || pre->cur < 0)
-        return;
     if (m->profile == QS_PROFILE_POSTFIX) {
         /* S-PFX-17: the round robin offers the transport when the running
-         * sum, over its live destinations in list order, of
-         * min(window - in flight, pending) reaches 1 */
+         * sum, over its live destinations in list order (the shadow's own
+         * order of creation), of min(window - in flight, pending) reaches 1 */
         long long need = 1;
-        for (i = 0; i < pre->nq && !ready; i++) {
+        for (i = 0; i < m->nqorder && !ready; i++) {
             const mdest *q;
             long long room;
-            d = enc_dest_index(pre->q[i].name);
-            if (d < 0)
-                continue;
+            d = m->qorder[i];
             q = &m->dest[d];
             if (!q->exists || q->dead)
                 continue;
@@ -303,11 +476,14 @@ void mon_before_select(monitor *m)
                 ready = 1;
         }
     }
-    if (!ready)
+    /* S-PRE-14: the transport is served when a destination is ready (the
+     * process limit, 100, is never reached here); the walk starts at the
+     * shadow's current job. */
+    m->sel_active = ready && m->cur >= 0;
+    m->walk = m->sel_active ? m->cur : -1;
+    if (!m->live || x->k < 2 || !m->sel_active)
         return;
-    ci = job_of(pre->msg[pre->cur].id);
-    if (ci < 0)
-        return;
+    ci = m->cur;
     cj = &m->job[ci];
     /* S-PRE-3 gate: counter > 0, max entries >= min_slots * k */
     if (cj->counter <= 0 ||
@@ -328,21 +504,17 @@ void mon_before_select(monitor *m)
     max_slots = floor_div(todo_total(cj) + cj->counter, x->k);
     if (max_slots <= 0)
         return;
-    for (i = 0; i < pre->nj; i++)
-        if (pre->j[i].msg == pre->cur)
-            pos = i;
-    for (i = pos + 1; pos >= 0 && i < pre->nj; i++) {
-        int xi = job_of(pre->msg[pre->j[i].msg].id);
+    pos = list_pos(m, ci);
+    for (i = pos + 1; pos >= 0 && i < m->nlist; i++) {
+        int xi = m->list[i];
         mjob *xj;
         long long total, needed, delay;
-        if (xi < 0)
-            continue;
         xj = &m->job[xi];
         if (has_children(m, xi) || xj->blocker)
             continue;
         total = max_entries(xj);
         needed = still_needed(xj);
-        delay = m->now - pre->msg[pre->j[i].msg].q + 1;
+        delay = m->now - xj->qtime + 1;
         if (needed > 0 && needed <= max_slots &&
             (best < 0 || delay * bt > bd * total)) {
             best = xi;
@@ -429,6 +601,26 @@ static void on_deliver(monitor *m, const qs_trace *r)
     }
     j = &m->job[ji];
     q = &m->dest[d];
+    /* P_ORDER: the walk from the current job, past blockers, reaches this
+     * job first, and its round robin offers this destination first. */
+    if (m->ev == L_SELECT && m->sel_active) {
+        int w = walk_skip(m, m->walk), pos = peer_choice(m, ji);
+        if (w != ji)
+            mon_flag(m, P_ORDER, "D%lld from %s; the walk from the current "
+                     "job reaches %s%d first", (long long)r->handle, r->msg,
+                     w >= 0 ? "M" : "the end", w >= 0 ? w + 1 : 0);
+        else if (pos < 0 || j->peer[pos] != d)
+            mon_flag(m, P_ORDER, "D%lld of %s for %s; its peer round robin "
+                     "offers %s first", (long long)r->handle, r->msg, r->dest,
+                     pos < 0 ? "nothing" : (j->peer[pos] ? "u@b" : "u@a"));
+        if (pos >= 0)
+            peer_rotate(m, ji, pos);
+        m->cur = ji;
+    } else if (m->ev == L_SELECT) {
+        mon_flag(m, P_ORDER, "D%lld from %s in a select that should not "
+                 "walk the job list (no current job or nothing ready)",
+                 (long long)r->handle, r->msg);
+    }
     m->delivered = 1;
     if (m->ev != L_SELECT)
         mon_flag(m, P_SELECT, "a delivery outside a select");
@@ -550,6 +742,18 @@ static void on_preempt(monitor *m, const qs_trace *r, int fired)
     xj->used = -needed;
     xj->parent = xj->orig_parent = ci;
     xj->level = cj->level + 1;
+    /* S-PRE-8: the candidate moves in front of the current job and becomes
+     * the current job; the walk starts there. */
+    if (m->cur != ci)
+        mon_flag(m, P_ORDER, "%s preempted, but the current job is %s%d",
+                 r->msg, m->cur >= 0 ? "M" : "none", m->cur + 1);
+    list_remove(m, xi);
+    {
+        int cp = list_pos(m, ci);
+        list_insert(m, cp >= 0 ? cp : 0, xi);
+    }
+    m->cur = xi;
+    m->walk = xi;
     check_bounds(m, ci);
     if (m->stats) {
         m->stats->preemptions++;
@@ -672,6 +876,7 @@ static void on_defer(monitor *m, const qs_trace *r)
         j->todo[d] -= (int)r->n;
         j->de += (int)r->n;
         m->dest[d].todo -= (int)r->n;
+        peer_gc(m, ji);
     } else {
         if (r->n > j->pend_dr[d]) {
             mon_flag(m, P_ACCT, "%lld recipients of %s deferred for %s, %d "
@@ -699,6 +904,8 @@ static void on_read(monitor *m, const qs_trace *r)
         return;
     }
     j = &m->job[ji];
+    m->read_seen = 1;
+    peer_gc(m, ji);
     if (r->n < 1 || r->n > j->unread || j->unread - r->n != r->a) {
         mon_flag(m, P_ACCT, "%s read %lld leaving %lld, shadow has %d "
                  "unread", r->msg, (long long)r->n, (long long)r->a,
@@ -718,25 +925,32 @@ static void on_read(monitor *m, const qs_trace *r)
             q->exists = 1;
             q->window = m->init_eff;
             q->fc_num = 0;
+            qorder_remove(m, d);
+            m->qorder[m->nqorder++] = d;
         }
-        j->todo[d]++;
-        q->todo++;
-        live_any = 1;
-    }
-    j->cursor += (int)r->n;
-    j->unread -= (int)r->n;
-    if (live_any) {
-        /* S-PRE-13, S-MEM-10: linked (or relinked) by enqueue time; a
-         * blocker that gets new entries is a blocker no more */
-        j->blocker = 0;
-        if (j->level < 0) {
+        if (!live_any && j->level < 0) {
+            /* S-PRE-13, S-MEM-10: linked (or relinked) by enqueue time
+             * with its first entry */
+            shadow_link(m, ji);
             if (j->linked_once)
                 j->expect_relink = 1;
             else
                 j->level = 0;
             j->linked_once = 1;
         }
+        if (!live_any && j->blocker) {
+            /* a blocker that gets new entries is a blocker no more, and
+             * the next selection starts from the head of the list */
+            j->blocker = 0;
+            m->cur = m->nlist > 0 ? m->list[0] : -1;
+        }
+        j->todo[d]++;
+        q->todo++;
+        peer_ensure(m, ji, d);
+        live_any = 1;
     }
+    j->cursor += (int)r->n;
+    j->unread -= (int)r->n;
 }
 
 void mon_sink(void *ctx, const qs_trace *r)
@@ -792,6 +1006,23 @@ void mon_sink(void *ctx, const qs_trace *r)
         ji = job_of(r->msg);
         if (ji < 0 || ji >= m->nmsg)
             break;
+        /* S-PRE-11: the job the walk reaches has entries but no peer it
+         * can select from; its destinations with pending entries are
+         * marked as the blockers' cause */
+        if (m->ev != L_SELECT || !m->sel_active ||
+            walk_skip(m, m->walk) != ji)
+            mon_flag(m, P_ORDER, "%s marked blocker; the walk is at %s%d",
+                     r->msg, m->walk >= 0 ? "M" : "the end",
+                     walk_skip(m, m->walk) + 1);
+        else if (todo_total(&m->job[ji]) == 0 || peer_choice(m, ji) >= 0)
+            mon_flag(m, P_ORDER, "%s marked blocker with %d pending entries "
+                     "and %s selectable peer", r->msg,
+                     todo_total(&m->job[ji]),
+                     peer_choice(m, ji) >= 0 ? "a" : "no");
+        for (d = 0; d < BMC_NDEST; d++)
+            if (m->job[ji].todo[d] > 0)
+                m->qblock[d] = 1;
+        m->walk = list_next(m, ji);
         m->job[ji].blocker = 1;
         m->blocker_seen = 1;
         for (i = 0; i < m->nmsg; i++)
@@ -800,13 +1031,53 @@ void mon_sink(void *ctx, const qs_trace *r)
             m->stats->blockers++;
         break;
     case QS_T_UNBLOCK:
-        for (i = 0; i < m->nmsg; i++)
-            m->job[i].blocker = 0;
+        /* S-PRE-12: released by a destination that carries the blocker
+         * tag and can take a delivery again, or (document profile) that
+         * has just been declared dead */
+        d = dest_of(r->dest);
+        if (d < 0 || !(release_due(m, d) ||
+                       (m->profile == QS_PROFILE_DOCUMENT &&
+                        m->died_tagged && m->last_dead_dest == d)))
+            mon_flag(m, P_ORDER, "blockers released by %s, which %s",
+                     r->dest ? r->dest : "-",
+                     d >= 0 && m->qblock[d] ? "cannot take a delivery" :
+                                              "caused no blocker");
+        shadow_release(m);
+        m->unblocked = 1;
         break;
     case QS_T_RETIRE:
         ji = job_of(r->msg);
-        if (ji >= 0 && ji < m->nmsg)
-            on_leave_lists(m, ji);
+        if (ji < 0 || ji >= m->nmsg)
+            break;
+        /* S-PRE-2: a job leaves the list when all its entries are selected
+         * (right after its last delivery, or met by the walk stalled) */
+        if (m->ev != L_SELECT)
+            mon_flag(m, P_ORDER, "%s retired outside a select", r->msg);
+        else if (m->delivered) {
+            if (ji != m->cur || todo_total(&m->job[ji]) > 0 ||
+                m->job[ji].unread > 0)
+                mon_flag(m, P_ORDER, "%s retired after the delivery of "
+                         "M%d", r->msg, m->cur + 1);
+        } else if (ji != walk_skip(m, m->walk) ||
+                   todo_total(&m->job[ji]) > 0) {
+            mon_flag(m, P_ORDER, "%s retired as stalled; the walk is at "
+                     "%s%d with %d pending", r->msg,
+                     m->walk >= 0 ? "M" : "the end",
+                     walk_skip(m, m->walk) + 1, todo_total(&m->job[ji]));
+        } else {
+            m->walk = list_next(m, ji);
+        }
+        shadow_unlink(m, ji);
+        on_leave_lists(m, ji);
+        break;
+    case QS_T_IDLE:
+        if (m->ev == L_SELECT && m->sel_active) {
+            int w = walk_skip(m, m->walk);
+            if (w >= 0 && !m->delivered)
+                mon_flag(m, P_ORDER, "idle, but the walk reaches M%d, which "
+                         "is no blocker", w + 1);
+            m->cur = -1;
+        }
         break;
     case QS_T_READ:
         on_read(m, r);
@@ -825,8 +1096,10 @@ void mon_sink(void *ctx, const qs_trace *r)
         ji = job_of(r->msg);
         if (ji < 0 || ji >= m->nmsg)
             break;
-        if (m->job[ji].level >= 0)
+        if (m->job[ji].level >= 0) {
+            shadow_unlink(m, ji);
             on_leave_lists(m, ji);
+        }
         if (r->a + r->b != m->job[ji].E || has_work(&m->job[ji]))
             mon_flag(m, P_ACCT, "%s left with %lld delivered + %lld "
                      "deferred, %d entries", r->msg, (long long)r->a,
@@ -865,6 +1138,7 @@ void mon_sink(void *ctx, const qs_trace *r)
                      m->mix->cohort_limit);
         m->saw_dead = 1;
         m->last_dead_dest = d;
+        m->died_tagged = m->qblock[d];
         m->dest[d].dead = 1;
         m->dest[d].revive_at = m->now + m->mix->backoff;
         if (m->stats)
@@ -903,6 +1177,9 @@ void mon_sink(void *ctx, const qs_trace *r)
         m->dest[d].dead = 0;
         m->dest[d].window = (int)r->a;
         m->dest[d].fc_num = 0;
+        /* qs_advance: each revival is followed by a blocker update */
+        if (m->ev == L_TICK)
+            tag_update(m, d);
         if (m->stats)
             m->stats->revivals++;
         break;
@@ -976,6 +1253,19 @@ void mon_after_event(monitor *m, const enc_state *post)
     if (m->ev == L_SELECT && m->cand_expected && !m->saw_candidate)
         mon_flag(m, P_CAND, "no candidate considered, M%d was valid",
                  m->cand_msg + 1);
+    /* S-PRE-12 after a completion: the blocker update of its destination
+     * (the document profile's death releases at once) */
+    if (m->ev >= L_DONE0 && m->ev < L_ARRIVE0) {
+        d = m->ev_dest;
+        if (m->died_tagged && m->profile == QS_PROFILE_DOCUMENT &&
+            !m->unblocked)
+            mon_flag(m, P_ORDER, "u@%c died carrying the blocker tag and "
+                     "released nothing", 'a' + d);
+        if (!m->unblocked && !m->read_seen && release_due(m, d))
+            mon_flag(m, P_ORDER, "u@%c can take a delivery again and "
+                     "carries the blocker tag: no release", 'a' + d);
+        tag_update(m, d);
+    }
     /* a live destination with nothing pending and nothing in flight is
      * discarded; a new one starts from scratch */
     for (d = 0; d < BMC_NDEST; d++) {
@@ -984,6 +1274,8 @@ void mon_after_event(monitor *m, const enc_state *post)
         if (!q->exists) {
             q->window = m->init_eff;
             q->fc_num = 0;
+            m->qblock[d] = 0;
+            qorder_remove(m, d);
         }
     }
     for (i = 0; i < m->nmsg; i++) {
@@ -1000,12 +1292,58 @@ void mon_after_event(monitor *m, const enc_state *post)
                      i + 1);
         j->expect_relink = 0;
     }
+    for (i = 0; i < m->nmsg; i++)
+        if (m->job[i].live)
+            peer_gc(m, i);
     m->last_dead_dest = -1;
     m->saw_candidate = 0;
     m->cand_expected = 0;
     m->delivered = 0;
+    m->sel_active = 0;
+    m->walk = -1;
+    m->unblocked = m->died_tagged = m->read_seen = 0;
     if (!post || !m->live)
         return;
+    /* ---- P_ORDER: the core's order against the shadow's ---- */
+    {
+        int ok = post->nj == m->nlist;
+        for (i = 0; ok && i < post->nj; i++)
+            ok = enc_job_index(post, post->j[i].msg) == m->list[i];
+        if (!ok) {
+            char a[64] = "", b[64] = "";
+            for (i = 0; i < post->nj && strlen(a) < 50; i++)
+                snprintf(a + strlen(a), sizeof a - strlen(a), " M%d",
+                         enc_job_index(post, post->j[i].msg) + 1);
+            for (i = 0; i < m->nlist && strlen(b) < 50; i++)
+                snprintf(b + strlen(b), sizeof b - strlen(b), " M%d",
+                         m->list[i] + 1);
+            mon_flag(m, P_ORDER, "job list%s in the core,%s by the rules", a,
+                     b);
+        }
+        if ((post->cur >= 0 ? enc_job_index(post, post->cur) : -1) != m->cur)
+            mon_flag(m, P_ORDER, "current job %s%d in the core, %s%d by the "
+                     "rules", post->cur >= 0 ? "M" : "none ",
+                     post->cur >= 0 ? enc_job_index(post, post->cur) + 1 : 0,
+                     m->cur >= 0 ? "M" : "none ", m->cur + 1);
+        for (i = 0; i < post->nj; i++) {
+            int ji = enc_job_index(post, post->j[i].msg), k, same;
+            if (ji < 0)
+                continue;
+            same = post->j[i].npeers == m->job[ji].npeer;
+            for (k = 0; same && k < post->j[i].npeers; k++)
+                same = post->j[i].peers[k] == m->job[ji].peer[k];
+            if (!same)
+                mon_flag(m, P_ORDER, "M%d peer order differs from the "
+                         "round robin's", ji + 1);
+        }
+        for (i = 0; i < post->nq; i++) {
+            int di = enc_dest_index(post->q[i].name);
+            if (di >= 0 && post->q[i].b != m->qblock[di])
+                mon_flag(m, P_ORDER, "%s blocker tag %d in the core, %d by "
+                         "the rules", post->q[i].name, post->q[i].b,
+                         m->qblock[di]);
+        }
+    }
     /* ---- the core against the shadow ---- */
     {
         int seen[BMC_NDEST] = {0};

@@ -1,0 +1,28 @@
+/*
+ * proofs/wp/harness.h - what every WP harness of proofs/wp/ includes first.
+ *
+ * Owns the one difference between the proved translation units and the
+ * compiled ones: the hooks of the incremental invariant checker
+ * (check_changes.c, the QSI_CK_* macros of sched_int.h) are elided.  They
+ * only note, for the checker run after the event, which objects the event
+ * touched (an epoch and an index in the object, a pointer appended to a
+ * list of the scheduler), and they are inert unless the checker is on
+ * (s->ck_on); no scheduler decision reads what they write.  Their
+ * realloc'ing lists are outside what WP can frame, so the proofs are of
+ * the code with these calls removed, which is the code that runs when the
+ * checker is off.  Everything else is the compiled source, included as is.
+ */
+#ifndef QSCHED_PROOF_HARNESS_H
+#define QSCHED_PROOF_HARNESS_H
+#include "../../src/sched_int.h"
+#undef QSI_CK_MSG
+#undef QSI_CK_XPORT
+#undef QSI_CK_JOB
+#undef QSI_CK_QUEUE
+#undef QSI_CK_ENTRY
+#define QSI_CK_MSG(s, m) ((void)0)
+#define QSI_CK_XPORT(s, t) ((void)0)
+#define QSI_CK_JOB(s, j) ((void)0)
+#define QSI_CK_QUEUE(s, q) ((void)0)
+#define QSI_CK_ENTRY(s, e) ((void)0)
+#endif

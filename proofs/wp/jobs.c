@@ -1,0 +1,12 @@
+/*
+ * proofs/wp/jobs.c - the WP harness of src/jobs.c.
+ *
+ * Owns nothing but the two includes: the kernels with their contracts,
+ * then the jobs scheduler itself, in one translation unit, so that
+ * WP proves the helpers of jobs.c as they are compiled into qsched
+ * (not a copy) against the kernels' contracts.  Which functions are proved
+ * and with which provers: proofs/run.sh.
+ */
+#include "harness.h"
+#include "../../src/kernels.c"
+#include "../../src/jobs.c"

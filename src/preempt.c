@@ -482,86 +482,6 @@ static qs_job *job_candidate_scan(const qs_sched *s, const qs_transport *t,
     return best.job;
 }
 
-/* S-PRE-5, S-PRE-6 under another reading of the candidate rule (the
- * readings R-3 candidate_fit, R-8 score_wait_plus_one, R-9 slot_division,
- * R-11 preempted_candidates, R-19 score_entries; spec/readings.md): the
- * same walk as job_candidate_scan, with each reading a conditional at its
- * line.  It is kept beside the proved walk rather than inside it, so that
- * the proved walk's contract (and its helpers') stays the one of qsched's
- * readings; under qsched's readings both give the same answer (fuzz builds
- * check it, job_candidate). */
-static qs_job *job_candidate_scan_read(const qs_sched *s, qs_job *current,
-                                       int early_stop, int64_t *out_delay,
-                                       int64_t *out_total, int64_t *out_max)
-{
-    qs_transport *t = current->transport;
-    qs_job *job, *best = NULL;
-    int64_t best_delay = 0, best_total = 1, max_slots, fit_max;
-    int plus_one =
-        QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES ? 1 : 0;
-
-    max_slots = qs_candidate_max_slots(QS_MIN_ENTRIES(current),
-                                       current->selected_entries,
-                                       current->slots_available,
-                                       t->slot_cost);
-    *out_max = max_slots;
-    /* R-3 candidate_fit: "no more than" that number of slots (needed <=
-     * max_slots), or the document's other sentence, "less than" it.  With
-     * R-9 slot_division = exact, max_slots is the exact quotient X/k, X =
-     * MIN - selected + counter; for a whole number of slots needed,
-     * needed < X/k <=> needed <= (X - 1)/k in integers. */
-    fit_max = max_slots;
-    if (QS_READING(s, QR_CANDIDATE_FIT) == QRV_FIT_LESS_THAN)
-        fit_max = QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_EXACT
-                      ? qs_candidate_max_slots(QS_MIN_ENTRIES(current),
-                                               current->selected_entries + 1,
-                                               current->slots_available,
-                                               t->slot_cost)
-                      : max_slots - 1;
-    if (fit_max <= 0)
-        return NULL;
-    /* Only jobs after the current one (above).  Jobs that are themselves
-     * preempted (have children) and blockers are not candidates. */
-    for (job = current->lnext; job; job = job->lnext) {
-        int64_t total, needed, delay;
-        /* R-11 preempted_candidates: excluded (Postfix) or included. */
-        if ((job->child_head && QS_READING(s, QR_PREEMPTED_CANDIDATES) ==
-                                    QRV_PREEMPTED_EXCLUDED) ||
-            QS_IS_BLOCKER(job))
-            continue;
-        total = QS_MAX_ENTRIES(job);
-        needed = total - job->selected_entries;
-        /* R-19 score_entries: "recipient_entry_count" is the job's total
-         * (its maximum estimate; qsched, Postfix), or the entries it still
-         * needs (remaining).  Either way it is >= 1 for a candidate, so
-         * the early stop below stays sound. */
-        if (QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_REMAINING)
-            total = needed;
-        /* R-8 score_wait_plus_one: Postfix's + 1 (yes), or the document's
-         * time since enqueue alone (no). */
-        delay = s->now - job->message->queued_time + plus_one;
-        if (qs_candidate_fits(needed, fit_max) &&
-            (!best || qs_score_better(delay, total, best_delay, best_total))) {
-            best = job;
-            best_delay = delay;
-            best_total = total;
-        }
-        /* Level-0 jobs follow in enqueue-time order, so once a level-0
-         * job's delay cannot beat the best score no later job can.
-         * Every job after a level-0 job J was enqueued no earlier than J
-         * (jobs are linked by enqueue time, S-PRE-13, and preemption only
-         * moves a job forward), so its delay is at most J's, and with a
-         * total of at least 1 its score is at most delay(J) <= score(best).
-         * Stack children are out of time order, hence level 0 only. */
-        if (early_stop && best && job->stack_level == 0 &&
-            qs_score_cannot_improve(delay, best_delay, best_total))
-            break;
-    }
-    *out_delay = best_delay;
-    *out_total = best_total;
-    return best;
-}
-
 /* 1 if the candidate index (candidates.c) computes the candidate rule
  * under this scheduler's readings: its defaults, the same in both
  * profiles (spec/readings.md R-3, R-8, R-11, R-19). */
@@ -620,7 +540,7 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
     if (!cix_reading(s)) {
         /* another reading of the candidate rule (R-3, R-8, R-9, R-11,
          * R-19): the walk that holds the readings */
-        best = job_candidate_scan_read(s, current, 1, delay, total,
+        best = qsi_candidate_scan_read(s, current, 1, delay, total,
                                        max_slots);
     } else if (!t->cix_on) {
         best = job_candidate_scan(s, t, current, 1, delay, total, max_slots);
@@ -640,7 +560,7 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         if (!cix_reading(s)) {
             /* another reading: the readings walk with and without its
              * early stop */
-            if (job_candidate_scan_read(s, current, 0, &d2, &t2, &m2) != best)
+            if (qsi_candidate_scan_read(s, current, 0, &d2, &t2, &m2) != best)
                 abort();
         } else {
             if (job_candidate_scan(s, t, current, 1, &d2, &t2, &m2) != best ||
@@ -649,7 +569,7 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
             if (job_candidate_scan(s, t, current, 0, &d2, &t2, &m2) != best)
                 abort();
             /* the readings walk at qsched's readings is the proved walk */
-            if (job_candidate_scan_read(s, current, 1, &d2, &t2, &m2) != best ||
+            if (qsi_candidate_scan_read(s, current, 1, &d2, &t2, &m2) != best ||
                 (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
                 abort();
         }
@@ -675,33 +595,6 @@ static int preempt_gate_open(const qs_job *current, const qs_transport *t)
                            t->min_slots, t->slot_cost);
 }
 
-/* S-PRE-3 under the readings: the proved gate above with qsched's readings
- * (R-4 at_least, R-5 required, both profiles); the kernel with adjusted
- * inputs under another. */
-static int preempt_gate(const qs_sched *s, const qs_job *current)
-{
-    const qs_transport *t = current->transport;
-    int64_t counter = current->slots_available;
-    int64_t max_entries = QS_MAX_ENTRIES(current);
-    if (QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_REQUIRED &&
-        QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_AT_LEAST)
-        return preempt_gate_open(current, t);
-    /* R-5 preempt_credit: no attempt while the counter is <= 0 (required,
-     * Postfix), or the document's silence: attempt anyway (ignored). */
-    if (QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_IGNORED)
-        counter = 1;
-    /* R-4 min_slots_gate: "could never accumulate more than
-     * transport_minimum_delivery_slots" read as "at least" (the parameter
-     * reference, Postfix), or literally: attempt only if MAX/k > minimum,
-     * i.e. MAX - 1 >= minimum x k. */
-    if (QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_MORE_THAN) {
-        if (max_entries < 1)
-            return 0;
-        max_entries--;
-    }
-    return qs_preempt_gate(counter, max_entries, t->min_slots, t->slot_cost);
-}
-
 /* S-PRE-7: "counter / k + loan >= needed * (100 - discount) / 100", for
  * the candidate's `needed` slots, behind the gate (counter > 0). */
 /*@
@@ -722,25 +615,6 @@ static int preempt_test_fires(const qs_job *current, const qs_transport *t,
 {
     return qs_preempt_fires(current->slots_available, t->slot_cost,
                             t->slot_loan, t->slot_discount, needed);
-}
-
-/* S-PRE-7 under the readings.  R-9 slot_division: counter / k in integers
- * (Postfix; the proved test above), or exactly: counter/k + loan >= needed
- * x (100 - discount)/100 multiplied out by 100 k.  Behind the gate the
- * counter is > 0 unless R-5 = ignored let it through: the kernel alone
- * then (it takes any counter). */
-static int preempt_fires(const qs_sched *s, const qs_job *current,
-                         int64_t needed)
-{
-    const qs_transport *t = current->transport;
-    if (QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_EXACT)
-        return 100 * (current->slots_available +
-                      (int64_t)t->slot_loan * t->slot_cost) >=
-               needed * t->slot_cost * (100 - t->slot_discount);
-    if (current->slots_available <= 0)
-        return qs_preempt_fires(current->slots_available, t->slot_cost,
-                                t->slot_loan, t->slot_discount, needed);
-    return preempt_test_fires(current, t, needed);
 }
 
 /*@
@@ -839,6 +713,15 @@ static void job_extra_grant(qs_job *job, qs_message *m, qs_transport *t)
     t->rcpt_unused -= share;
 }
 
+/* 1 if the gate reads as qsched reads it (R-4 at_least, R-5 required, in
+ * both profiles): then the proved preempt_gate_open decides, otherwise
+ * qsi_preempt_gate_read (preempt_readings.c). */
+static int preempt_gate_reading(const qs_sched *s)
+{
+    return QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_REQUIRED &&
+           QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_AT_LEAST;
+}
+
 /*
  * S-PRE-3 .. S-PRE-8: try to preempt the current job.  Called at every
  * selection on a transport with k >= 2 ("the preemption attempt happens
@@ -870,7 +753,8 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * reading, "at least", is used: R-4), nor while its counter is not
      * positive (a loan taken by an earlier preemption is being repaid
      * first: R-5). */
-    if (!preempt_gate(s, current))
+    if (!(preempt_gate_reading(s) ? preempt_gate_open(current, t)
+                                  : qsi_preempt_gate_read(s, current)))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
     if (!job) {
@@ -911,7 +795,13 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.c = t->slot_cost;
     r.d = t->slot_loan;
     r.e = t->slot_discount;
-    if (!preempt_fires(s, current, needed)) {
+    /* R-9 slot_division (and R-5, which may let a counter <= 0 through
+     * the gate): the proved test under qsched's readings, the readings'
+     * test otherwise (preempt_readings.c) */
+    if (!(QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_INTEGER &&
+                  current->slots_available > 0
+              ? preempt_test_fires(current, t, needed)
+              : qsi_preempt_fires_read(s, current, needed))) {
         s->stats.preempt_refused++;
         qsi_emit(s, &r);
         return current;

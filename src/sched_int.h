@@ -463,6 +463,15 @@ void qsi_entry_free(qs_sched *s, qs_entry *e);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+/* preempt_readings.c: the preemption rules under every reading (R-3, R-4,
+ * R-5, R-8, R-9, R-11, R-19); preempt.c calls them when a reading is not
+ * qsched's, its proved helpers otherwise. */
+int qsi_preempt_gate_read(const qs_sched *s, const qs_job *current);
+int qsi_preempt_fires_read(const qs_sched *s, const qs_job *current,
+                           int64_t needed);
+qs_job *qsi_candidate_scan_read(const qs_sched *s, qs_job *current,
+                                int early_stop, int64_t *out_delay,
+                                int64_t *out_total, int64_t *out_max);
 
 /* check.c's per-object checks, shared with the incremental checker in
  * check_changes.c so that each invariant is stated once: the first broken

@@ -21,3 +21,16 @@ proofs:
 
 proofs-mutants:
 	@BUILD="$(BUILD)" CC="$(CC)" PROOFS_REQUIRE=1 sh proofs/run.sh mutants
+
+# proofs-cache  bring the committed prover results proofs/wp-cache/ (and the
+#               Why3 key proofs/wp-cache/why3.txt) up to date with the
+#               sources: provers run only for goals not in the cache; commit
+#               the result.  make check replays it (proofs/replay.sh) and
+#               fails when a goal is missing from it.
+.PHONY: proofs-cache proofs-replay
+
+proofs-cache:
+	@BUILD="$(BUILD)" CC="$(CC)" PROOFS_REQUIRE=1 sh proofs/run.sh refresh
+
+proofs-replay:
+	@BUILD="$(BUILD)" CC="$(CC)" PROOFS_REQUIRE=1 sh proofs/run.sh check

@@ -88,6 +88,7 @@
 #include <string.h>
 #include "sched_int.h"
 #include "kernels.h"
+#include "concurrency_contracts.h"   /* the helpers' ACSL contracts */
 
 /*
  * A queue is "ready" when the transport could select from it now: it is
@@ -292,18 +293,6 @@ static void queue_dead_unlink(qs_sched *s, qs_queue *q)
  * initial window (S-CON-10: "start at init_dest_concurrency"), or in the
  * postfix profile the deliveries still in flight when there are any
  * (S-PFX-4), and the feedback counters reset. */
-/*@
-  requires q:       \valid(q);
-  requires profile: postfix == 0 || postfix == 1;
-  requires init:    1 <= init <= QS_WINDOW_MAX;
-  requires busy:    0 <= busy <= QS_WINDOW_MAX;
-  assigns q->dead, q->window, q->success, q->failure, q->fail_cohorts;
-  ensures alive:    q->dead == 0;
-  ensures window:   q->window == (postfix == 1 && busy > 0 ? busy : init);
-  ensures reset:    \eq_double(q->success, 0.0d) &&
-                    \eq_double(q->failure, 0.0d) &&
-                    \eq_double(q->fail_cohorts, 0.0d);
-*/
 static void queue_revive_state(qs_queue *q, int init, int busy, int postfix)
 {
     q->dead = 0;
@@ -352,14 +341,6 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 
 /* S-CON-8: "concurrency = 0" (dead), with the time of the next attempt:
  * "after minimal_backoff_time" (S-CON-10), strictly in the future. */
-/*@
-  requires q:       \valid(q);
-  requires now:     0 <= now <= QS_TIME_MAX;
-  requires backoff: 1 <= backoff <= QS_BACKOFF_MAX;
-  assigns q->dead, q->revive_at;
-  ensures dead:     q->dead == 1;
-  ensures retry:    q->revive_at == now + backoff && q->revive_at > now;
-*/
 static void queue_mark_dead(qs_queue *q, int64_t now, int64_t backoff)
 {
     q->dead = 1;
@@ -431,28 +412,6 @@ static void queue_die(qs_sched *s, qs_queue *q)
  * (S-PFX-3); its busy still counts this delivery (S-PFX-6), the document's
  * no longer does (qs_done removed it first).  Apart from feedback_positive,
  * with its tracing, so that WP proves it as it runs (proofs/wp/). */
-/*@
-  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
-  requires profile: postfix == 0 || postfix == 1;
-  requires params:  qs_transport_feedback_ok(t, postfix);
-  requires state:   qs_queue_feedback_ok(q, postfix);
-  assigns q->fail_cohorts;
-  ensures boolean:  \result == 0 || \result == 1;
-  behavior document:
-    assumes postfix == 0;
-    // "Don't apply positive feedback unless concurrency <
-    // busy_refcount + init_dest_concurrency"
-    ensures allowed_iff: \result == 1 <==> q->window < q->busy + t->init_conc;
-    ensures kept:     \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
-  behavior postfix:
-    assumes postfix == 1;
-    ensures allowed_iff: \result == 1 <==>
-      (t->dest_conc_limit == 0 || t->dest_conc_limit > q->window) &&
-      q->window < q->busy + t->init_conc;
-    ensures reset:    \eq_double(q->fail_cohorts, 0.0d);
-  complete behaviors;
-  disjoint behaviors;
-*/
 static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
                                   int postfix)
 {
@@ -474,41 +433,6 @@ static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
  * postfix profile's rounding guard, S-PFX-2): the document resets
  * fail_cohorts with the step, then success += g(N) and the window steps up
  * per whole unit, clamped to the limit.  Returns g(N). */
-/*@
-  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
-  requires profile: postfix == 0 || postfix == 1;
-  requires params:  qs_transport_feedback_ok(t, postfix);
-  requires state:   qs_queue_feedback_ok(q, postfix);
-  requires allowed: q->window < q->busy + t->init_conc;
-  assigns q->window, q->success, q->failure, q->fail_cohorts;
-  ensures g:        qs_unit(\result);
-  // The state stays in range (qs_queue_feedback_ok, clause by clause).
-  ensures window_range:  1 <= q->window <= QS_QWINDOW_MAX;
-  ensures success_range: qs_success_range(q->success, postfix);
-  ensures failure_range: qs_failure_range(q->failure, postfix);
-  ensures cohorts_range: \is_finite(q->fail_cohorts) &&
-    \le_double(0.0d, q->fail_cohorts) &&
-    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
-  // One success moves the window by at most 2 (S-CON-5's "be prepared
-  // for feedback > hysteresis, or rounding error"), so with the safety
-  // rule it stays at most busy + init + 1.
-  ensures steps:    q->window <= \old(q->window) + 2;
-  ensures bound:    q->window <= q->busy + t->init_conc + 1 ||
-                    q->window <= \old(q->window);
-  // S-CON-5: "if (concurrency > concurrency limit) concurrency = limit";
-  // only that clamp may lower the window.
-  ensures clamp:    t->dest_conc_limit > 0 && q->window > \old(q->window) ==>
-                      q->window <= t->dest_conc_limit;
-  ensures never_down: q->window >= \old(q->window) ||
-                      q->window == t->dest_conc_limit;
-  // "concurrency += 1; failure = 0": a step resets failure.
-  ensures step_resets_failure: q->window > \old(q->window) ==>
-                      \eq_double(q->failure, 0.0d);
-  // The document resets fail_cohorts with the step (S-CON-6).
-  ensures reset:    postfix == 0 ==> \eq_double(q->fail_cohorts, 0.0d);
-  ensures kept:     postfix == 1 ==>
-                      \eq_double(q->fail_cohorts, \old(q->fail_cohorts));
-*/
 static double queue_positive_step(qs_queue *q, const qs_transport *t,
                                   int postfix)
 {
@@ -618,25 +542,6 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
  * the destination must be declared dead; dying skips the window step (the
  * pseudocode's second "if (concurrency > 0)" is false after
  * "concurrency = 0").  Apart from feedback_negative so that WP proves it. */
-/*@
-  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
-  requires profile: postfix == 0 || postfix == 1;
-  requires params:  qs_transport_feedback_ok(t, postfix);
-  requires state:   qs_queue_feedback_ok(q, postfix);
-  assigns q->fail_cohorts;
-  ensures boolean:  \result == 0 || \result == 1;
-  ensures counted:  \le_double(\old(q->fail_cohorts), q->fail_cohorts) &&
-                    \is_finite(q->fail_cohorts);
-  // S-CON-8 / S-PFX-1: dead exactly when the rule holds on the new count.
-  ensures dead_iff: \result == 1 <==>
-    (postfix == 0 ? \lt_double((double)t->cohort_limit, q->fail_cohorts)
-                  : t->cohort_limit > 0 &&
-                    \le_double((double)t->cohort_limit, q->fail_cohorts));
-  // While alive the count stays in range; in the postfix profile with no
-  // cohort limit only the number of failures bounds it.
-  ensures cohorts_range: \result == 0 && (postfix == 0 || t->cohort_limit > 0) ==>
-    \le_double(q->fail_cohorts, (double)QS_COHORTS_MAX);
-*/
 static int queue_negative_count(qs_queue *q, const qs_transport *t,
                                 int postfix)
 {
@@ -648,25 +553,6 @@ static int queue_negative_count(qs_queue *q, const qs_transport *t,
  * the postfix profile's rounding guard, S-PFX-2): failure -= f(N), the
  * window steps down at the start of each cycle of 1/f failures, never
  * below 1.  Returns f(N). */
-/*@
-  requires q:       \valid(q) && \valid_read(t) && \separated(q, t);
-  requires profile: postfix == 0 || postfix == 1;
-  requires params:  qs_transport_feedback_ok(t, postfix);
-  requires state:   1 <= q->window <= QS_QWINDOW_MAX &&
-                    qs_success_range(q->success, postfix) &&
-                    qs_failure_range(q->failure, postfix);
-  assigns q->window, q->success, q->failure;
-  ensures f:        qs_unit(\result);
-  ensures success_range: qs_success_range(q->success, postfix);
-  ensures failure_range: qs_failure_range(q->failure, postfix);
-  // "if (concurrency < 1) concurrency = 1"; never up; one step (two with
-  // Postfix's rounding guard, S-PFX-2).
-  ensures window:   1 <= q->window <= \old(q->window) &&
-                    q->window >= \old(q->window) - (postfix == 0 ? 1 : 2);
-  // "concurrency -= 1; failure += 1; success = 0"
-  ensures step_resets_success: q->window < \old(q->window) ==>
-                    \eq_double(q->success, 0.0d);
-*/
 static double queue_negative_step(qs_queue *q, const qs_transport *t,
                                   int postfix)
 {

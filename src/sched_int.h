@@ -75,6 +75,14 @@ struct qs_peer {
                                  pending, and pending + busy, entries */
 };
 
+
+/* The size of qs_queue's flexible name member: empty (a flexible array
+ * member) in every build; the WP harnesses (proofs/wp/harness.h) make it
+ * 1, because WP's memory model needs a complete type to state \valid(q)
+ * and no proved function reads the name. */
+#ifndef QSI_NAME_FAM
+#define QSI_NAME_FAM
+#endif
 /*
  * A destination queue: everything one transport delivers to one next-hop
  * (or, with a destination recipient limit of 1, to one recipient: S-EV-4).
@@ -119,7 +127,7 @@ struct qs_queue {
     int64_t ck_busy;
     int64_t ck_todo_n, ck_busy_n; /* entries counted in its two lists */
     int ck_ready, ck_in;
-    char name_buf[];          /* the name (one allocation per queue) */
+    char name_buf[QSI_NAME_FAM]; /* the name (one allocation per queue) */
 };
 
 /*

@@ -79,7 +79,7 @@ fuzz-smoke      heavy run  fuzz/fuzz.mk               make -s --no-print-directo
 EOF
 }
 # the slots: which issue delivers them, what they run
-#   proofs-replay  issue 15: replay of the cached WP/why3 session (seconds)
+#   proofs-replay  issue 15: replay of the cached WP/why3 results, no prover (proofs/replay.sh)
 #   postfix-diff   issue 14: a bounded differential run against Postfix
 #   postfix-fuzz   issue 14: a short differential fuzz run against Postfix
 

@@ -13,13 +13,16 @@
 #   replay   when the sources and the tool versions hash to the key of
 #            proofs/wp-cache/why3.txt, print its recorded result without
 #            running a prover (make check); otherwise prove
-#   refresh  prove and, when everything is proved, write the key
+#   check    replay, but fail (never prove) when the key differs (make
+#            check: no prover runs there)
+#   refresh  as replay while the key matches; otherwise prove and, when
+#            everything is proved, write the key
 # Environment: WHY3CONFIG (proofs/why3/setup.sh), PROOFS_TIMEOUT.
 # Output: one ok/FAIL line per Why3 goal, then "Why3 goals: N / N".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-out=${1:?usage: prove.sh OUTDIR [prove|replay|refresh]}
+out=${1:?usage: prove.sh OUTDIR [prove|replay|check|refresh]}
 mode=${2:-prove}
 T=${PROOFS_TIMEOUT:-20}
 files="proofs/why3/inflation.mlw proofs/why3/qsched/slots.mlw"
@@ -37,11 +40,16 @@ if grep -n -w 'axiom' $files | grep -v '^\([^:]*:[0-9]*:\)[[:space:]]*(\*' >"$ou
 fi
 key=$( { cat $files; why3 --version; z3 --version; cvc5 --version | head -1; } |
        sha256sum | cut -c1-64)
-if [ "$mode" = replay ] && [ -f "$keyfile" ] &&
+if { [ "$mode" = replay ] || [ "$mode" = check ] || [ "$mode" = refresh ]; } &&
+   [ -f "$keyfile" ] &&
    [ "$(sed -n 's/^key //p' "$keyfile")" = "$key" ]; then
     sed -n 's/^result //p' "$keyfile"
     echo "why3: replayed (sources and tools unchanged since make proofs-cache)"
     exit 0
+fi
+if [ "$mode" = check ]; then
+    echo "FAIL proofs/why3: the theory or a tool version changed since $keyfile was written: run \`make proofs-cache\` and commit it"
+    exit 1
 fi
 
 for p in z3 CVC5; do

@@ -357,24 +357,12 @@ static qs_job *job_candidate_scan(const qs_sched *s, const qs_transport *t,
     return best.job;
 }
 
-/* 1 if the candidate index (candidates.c) computes the candidate rule
- * under this scheduler's readings: its defaults, the same in both
- * profiles (spec/readings.md R-3, R-8, R-11, R-19). */
-static int cix_reading(const qs_sched *s)
-{
-    return QS_READING(s, QR_CANDIDATE_FIT) == QRV_FIT_NO_MORE_THAN &&
-           QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES &&
-           QS_READING(s, QR_PREEMPTED_CANDIDATES) == QRV_PREEMPTED_EXCLUDED &&
-           QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_TOTAL;
-}
-
 /* S-PRE-5, S-PRE-6: the candidate: from the walk with its early stop on a
  * short list, from the candidate index (candidates.c) on a long one.  The
  * early stop is an optimisation resting on an ordering property of the
  * job list that no kernel contract can state, and the index is another
  * structure; fuzz builds (QSCHED_CROSSCHECK) therefore repeat the full
- * scan and abort if any two ever disagree.  Under another reading of the
- * candidate rule the readings walk answers (job_candidate_scan_read). */
+ * scan and abort if any two ever disagree. */
 static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                              int64_t *total, int64_t *max_slots)
 {
@@ -393,28 +381,17 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         *max_slots = job_max_slots(current, t->slot_cost);
         if (best) {
             /* the score as the walk computes it (R-8, R-19) */
-            *delay = s->now - best->message->queued_time +
-                     (QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) ==
-                              QRV_PLUS_ONE_YES
-                          ? 1
-                          : 0);
-            *total = QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_REMAINING
-                         ? QS_MAX_ENTRIES(best) - best->selected_entries
-                         : QS_MAX_ENTRIES(best);
+            qsi_candidate_score_read(s, best, delay, total);
         }
         return best;
     }
     /* A fresh answer: the walk on a short list, the index on a long one
-     * (the same job, candidates.c).  The index knows one reading of the
-     * candidate rule only - "no more than" max_slots, delay + 1 over the
-     * total, preempted jobs left out (R-3, R-8, R-11, R-19 at their
-     * defaults; R-9 matters only with R-3 = less_than); under any other
-     * reading the walk answers, which holds every reading's test. */
+     * (the same job, candidates.c); both hold qsched's readings of the
+     * candidate rule; under another (R-3, R-8, R-9, R-11, R-19) the
+     * readings walk answers (preempt_readings.c). */
     *delay = 0;
     *total = 1;
-    if (!cix_reading(s)) {
-        /* another reading of the candidate rule (R-3, R-8, R-9, R-11,
-         * R-19): the walk that holds the readings */
+    if (!qsi_readings_candidate_default(s)) {
         best = qsi_candidate_scan_read(s, current, 1, delay, total,
                                        max_slots);
     } else if (!t->cix_on) {
@@ -432,9 +409,8 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         /* Fuzz builds: the index, the walk with its early stop, and the
          * whole walk must agree. */
         int64_t d2, t2, m2;
-        if (!cix_reading(s)) {
-            /* another reading: the readings walk with and without its
-             * early stop */
+        if (!qsi_readings_candidate_default(s)) {
+            /* the readings walk without its early stop */
             if (qsi_candidate_scan_read(s, current, 0, &d2, &t2, &m2) != best)
                 abort();
         } else {
@@ -510,15 +486,6 @@ static void job_extra_grant(qs_job *job, qs_message *m, qs_transport *t)
     t->rcpt_unused -= share;
 }
 
-/* 1 if the gate reads as qsched reads it (R-4 at_least, R-5 required, in
- * both profiles): then the proved preempt_gate_open decides, otherwise
- * qsi_preempt_gate_read (preempt_readings.c). */
-static int preempt_gate_reading(const qs_sched *s)
-{
-    return QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_REQUIRED &&
-           QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_AT_LEAST;
-}
-
 /*
  * S-PRE-3 .. S-PRE-8: try to preempt the current job.  Called at every
  * selection on a transport with k >= 2 ("the preemption attempt happens
@@ -550,8 +517,8 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * reading, "at least", is used: R-4), nor while its counter is not
      * positive (a loan taken by an earlier preemption is being repaid
      * first: R-5). */
-    if (!(preempt_gate_reading(s) ? preempt_gate_open(current, t)
-                                  : qsi_preempt_gate_read(s, current)))
+    if (!(qsi_readings_gate_default(s) ? preempt_gate_open(current, t)
+                                       : qsi_preempt_gate_read(s, current)))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
     if (!job) {
@@ -592,11 +559,8 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.c = t->slot_cost;
     r.d = t->slot_loan;
     r.e = t->slot_discount;
-    /* R-9 slot_division (and R-5, which may let a counter <= 0 through
-     * the gate): the proved test under qsched's readings, the readings'
-     * test otherwise (preempt_readings.c) */
-    if (!(QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_INTEGER &&
-                  current->slots_available > 0
+    /* R-9 slot_division, R-5 (preempt_readings.c) */
+    if (!(qsi_readings_fires_default(s, current)
               ? preempt_test_fires(current, t, needed)
               : qsi_preempt_fires_read(s, current, needed))) {
         s->stats.preempt_refused++;

@@ -25,6 +25,49 @@
 #include "sched_int.h"
 #include "kernels.h"
 
+/* 1 if the candidate rule reads as qsched reads it (R-3 no_more_than, R-8
+ * yes, R-11 excluded, R-19 total, in both profiles; R-9 matters only with
+ * R-3 = less_than): then preempt.c's proved walk and the candidate index
+ * (candidates.c), which know that reading only, answer. */
+int qsi_readings_candidate_default(const qs_sched *s)
+{
+    return QS_READING(s, QR_CANDIDATE_FIT) == QRV_FIT_NO_MORE_THAN &&
+           QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES &&
+           QS_READING(s, QR_PREEMPTED_CANDIDATES) == QRV_PREEMPTED_EXCLUDED &&
+           QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_TOTAL;
+}
+
+/* 1 if the gate reads as qsched reads it (R-4 at_least, R-5 required):
+ * then preempt.c's proved preempt_gate_open decides. */
+int qsi_readings_gate_default(const qs_sched *s)
+{
+    return QS_READING(s, QR_PREEMPT_CREDIT) == QRV_CREDIT_REQUIRED &&
+           QS_READING(s, QR_MIN_SLOTS_GATE) == QRV_GATE_AT_LEAST;
+}
+
+/* 1 if the test reads as qsched reads it (R-9 integer) and the counter is
+ * positive (as behind the gate unless R-5 = ignored let a counter <= 0
+ * through): then preempt.c's proved preempt_test_fires decides. */
+int qsi_readings_fires_default(const qs_sched *s, const qs_job *current)
+{
+    return QS_READING(s, QR_SLOT_DIVISION) == QRV_DIV_INTEGER &&
+           current->slots_available > 0;
+}
+
+/* S-PRE-6: the score of a job as the walk computes it, for an answer of
+ * the postfix profile's candidate cache (S-PFX-20): R-8 the "+ 1" in the
+ * waiting time, R-19 the total or the remaining entries. */
+void qsi_candidate_score_read(const qs_sched *s, const qs_job *job,
+                              int64_t *delay, int64_t *total)
+{
+    *delay = s->now - job->message->queued_time +
+             (QS_READING(s, QR_SCORE_WAIT_PLUS_ONE) == QRV_PLUS_ONE_YES ? 1
+                                                                        : 0);
+    *total = QS_READING(s, QR_SCORE_ENTRIES) == QRV_SCORE_REMAINING
+                 ? QS_MAX_ENTRIES(job) - job->selected_entries
+                 : QS_MAX_ENTRIES(job);
+}
+
 /* S-PRE-3, "the preemption is not attempted if the current job could never
  * accumulate more than transport_minimum_delivery_slots" and not while its
  * counter is not positive: the kernel qs_preempt_gate with its inputs

@@ -474,6 +474,11 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
 /* preempt_readings.c: the preemption rules under every reading (R-3, R-4,
  * R-5, R-8, R-9, R-11, R-19); preempt.c calls them when a reading is not
  * qsched's, its proved helpers otherwise. */
+int qsi_readings_candidate_default(const qs_sched *s);
+int qsi_readings_gate_default(const qs_sched *s);
+int qsi_readings_fires_default(const qs_sched *s, const qs_job *current);
+void qsi_candidate_score_read(const qs_sched *s, const qs_job *job,
+                              int64_t *delay, int64_t *total);
 int qsi_preempt_gate_read(const qs_sched *s, const qs_job *current);
 int qsi_preempt_fires_read(const qs_sched *s, const qs_job *current,
                            int64_t needed);

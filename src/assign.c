@@ -53,6 +53,8 @@ struct qs_batch_rcpt {
     int64_t count;
     qs_transport *transport; /* NULL until the postfix profile resolves */
     int limit1;       /* its transport's destination recipient limit is 1 */
+    qs_queue *queue;  /* postfix profile: its queue, found while resolving
+                         (a run of one recipient when limit1) */
     int deferred;     /* postfix profile: its destination was dead */
     /* S-PFX-11 sort keys, computed once per run (postfix profile only):
      * for the resolve order, the domain's first 8 bytes in lower case;
@@ -179,6 +181,8 @@ static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
 static int domain_cmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
+        if (*a == *b && *a)
+            continue; /* equal bytes fold equally: the usual case */
         int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
         int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
         if (ca != cb || !ca)
@@ -191,17 +195,15 @@ static int domain_cmp(const char *a, const char *b)
 static uint64_t key_prefix(const char *key, int lower, int *ended)
 {
     uint64_t prefix = 0;
-    int i, end = 0;
-    for (i = 0; i < 8; i++) {
-        unsigned char c = end ? 0 : (unsigned char)key[i];
-        if (c == 0)
-            end = 1;
+    int i;
+    for (i = 0; i < 8 && key[i]; i++) {
+        unsigned char c = (unsigned char)key[i];
         if (lower && c >= 'A' && c <= 'Z')
             c = (unsigned char)(c - 'A' + 'a');
         prefix = prefix << 8 | c;
     }
-    *ended = end;
-    return prefix;
+    *ended = i < 8;
+    return i ? prefix << 8 * (8 - i) : 0; /* NUL-padded to 8 bytes */
 }
 
 /* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
@@ -231,13 +233,21 @@ static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
     return strcmp(da, db);
 }
 
-static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b)
+/* The resolve keys of a run: its domain's; and its address's if it is one
+ * recipient that shares its domain (whole runs never compare addresses:
+ * see resolve_cmp). */
+static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
+                         int address)
 {
     const qs_mgroup *g = &m->groups[b->group];
     char buf[ADDRESS_MAX];
     b->dprefix = key_prefix(g->nexthop, 1, &b->dkey_short);
-    rcpt_address(g, b->index, b->ordinal, buf);
-    b->prefix = key_prefix(buf, 0, &b->key_short);
+    b->prefix = 0;
+    b->key_short = 1;
+    if (address) {
+        rcpt_address(g, b->index, b->ordinal, buf);
+        b->prefix = key_prefix(buf, 0, &b->key_short);
+    }
 }
 
 typedef int (*run_cmp_fn)(const qs_message *, const struct qs_batch_rcpt *,
@@ -395,9 +405,15 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
     size_t i, j, out;
     int64_t k;
     char dest[ADDRESS_MAX];
+    /* one run of one destination (a refill of a bulk message, a small
+     * message): nothing to order */
+    if (n == 1 && !v[0].limit1) {
+        v[0].deferred = 0;
+        out = 1;
+        goto resolve;
+    }
     /* which runs share a domain: sort a copy by domain (few runs) */
     for (i = 0; i < n; i++) {
-        resolve_keys(m, &v[i]);
         tmp[i] = v[i];
         tmp[i].rank = i; /* its place in v */
     }
@@ -431,14 +447,16 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                 b->ordinal = x.ordinal + k;
                 b->count = 1;
                 b->deferred = 0;
-                resolve_keys(m, b);
+                resolve_keys(m, b, 1);
             }
         } else {
             v[--j] = x;
+            resolve_keys(m, &v[j], 0);
         }
     }
     /* the resolve order, and the resolution in that order */
     batch_sort(m, resolve_cmp, v, tmp, out);
+resolve:
     for (i = 0; i < out; i++) {
         struct qs_batch_rcpt *b = &v[i];
         qs_mgroup *g = &m->groups[b->group];
@@ -452,6 +470,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         } else {
             q = qsi_queue_obtain(s, g->t, g->nexthop);
         }
+        b->queue = q;
         b->deferred = q->dead;
         if (!q->dead)
             continue;
@@ -582,6 +601,11 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         qs_transport *t = b->transport;
         if (b->deferred)
             continue; /* postfix profile: deferred while resolving */
+        if (postfix) {
+            /* the queue found while resolving (nothing is freed since) */
+            assign_run(s, m, t, b->queue, b->count, &a);
+            continue;
+        }
         if (t->dest_rcpt_limit != 1) {
             /* the destination is the next-hop: one queue for the run */
             assign_run(s, m, t, qsi_queue_obtain(s, t, g->nexthop), b->count,

@@ -1,18 +1,24 @@
-# proofs/proofs.mk - the Frama-C WP proofs (issue 6), included by the top
-# Makefile.
+# proofs/proofs.mk - the Frama-C WP proofs and the Why3 theorem (issues 6
+# and 15), included by the top Makefile.
 #
 # Owns the targets:
-#   proofs          prove every contract of src/kernels.c and of the models
-#                   in proofs/model.c, with run-time error checks (-wp-rte);
-#                   prints one line per function and "Proved goals: N / N";
-#                   fails if any goal is unproved or frama-c is missing
-#   proofs-mutants  run WP on each mutant of proofs/mutants/*.sed (kernels
-#                   with one code change and the same contracts); succeeds
-#                   when every mutant has at least one unproved goal, and
-#                   prints which goals fail for each
-# Both are thin wrappers around proofs/run.sh, which `make check` also runs
-# (and which skips cleanly when frama-c is not installed).  Output and logs
-# go to $(BUILD)/proofs.  See proofs/README.md.
+#   proofs          prove, from scratch, every contract of the core (the
+#                   kernels of src/kernels.c and the scheduler's helpers,
+#                   as compiled, through the harnesses proofs/wp/*.c), with
+#                   run-time error checks (-wp-rte) and smoke tests, and the
+#                   inflation theorem (proofs/why3/inflation.mlw); prints one
+#                   line per function and "Proved goals: N / N"; fails if
+#                   any goal is unproved or frama-c is missing
+#   proofs-mutants  run WP on each mutant of proofs/mutants/*.sed (a core
+#                   function with one code change and the same contracts);
+#                   succeeds when every mutant leaves the goals its
+#                   "# expect:" line names unproved
+#   proofs-cache    bring the committed prover results proofs/wp-cache/ up
+#                   to date (below)
+#   proofs-replay   what make check runs (proofs/replay.sh): replay the
+#                   cache, never a prover
+# All are thin wrappers around proofs/run.sh.  Output and logs go to
+# $(BUILD)/proofs.  See proofs/README.md.
 
 .PHONY: proofs proofs-mutants
 

@@ -32,12 +32,12 @@ SOFILE  := libqsched.so.$(VERSION)
 CORE_SRC := src/kernels.c src/params.c src/param_table.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
             src/assign.c src/candidates.c src/check.c src/check_changes.c \
-            src/state_text.c
+            src/state_text.c src/readings.c src/preempt_readings.c
 # Around the core: parser, printers, generator, verifier, CLI, simulator.
 SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
             src/sim_policy.c src/sim_metrics.c
 CLI_SRC  := src/events.c src/trace.c src/gen.c src/verify.c src/cli.c \
-            src/conformance.c src/html.c $(SIM_SRC)
+            src/conformance.c src/html.c src/reading_search.c $(SIM_SRC)
 MAIN_SRC := src/main.c
 
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)

@@ -247,7 +247,7 @@ static int parse_u64(const char *s, uint64_t *v)
 
 int main(int argc, char **argv)
 {
-    qs_gen_options opt = {1, -1, NULL, 400, 0};
+    qs_gen_options opt = {1, -1, NULL, 400, 0, NULL, 0};
     uint64_t count = 100, i;
     const struct impl *other = &other_impl;
     const char *outfile = "diff-first.events";

@@ -315,10 +315,13 @@ if [ "$mode" = refresh ]; then
         {
             echo "# WP prover results of the run $name (proofs/run.sh), written by"
             echo "# make proofs-cache; make check replays them.  Lookups: $(lookups "$out/refresh/$name.log")"
+            # one line per result: WP wraps a long record over two
+            # lines (a slow prover's time and steps), so the record is
+            # joined before time and steps are dropped
             for j in "$out/refresh/$name/cache"/*.json; do
                 [ -f "$j" ] || continue
                 printf '%s %s\n' "$(basename "$j" .json)" \
-                    "$(sed 's/, "time": [0-9.e+-]*//; s/, "steps": [0-9]*//' "$j")"
+                    "$(tr '\n' ' ' <"$j" | sed 's/, *"time": *[0-9.e+-]*//; s/, *"steps": *[0-9]*//; s/  */ /g; s/ *$//')"
             done | LC_ALL=C sort
         } >"$CACHE/$name.txt"
     done <"$out/runs"

@@ -197,8 +197,21 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
     const qs_job *j, *c;
     int64_t nl = 0, nt = 0;
     int current_seen = t->job_current == NULL;
+    int walk_seen = 0;
     /* The scheduler's list, with the stack relations of each job on it. */
     for (j = t->jhead; j; j = j->lnext) {
+        /* S-PRE-2: every job before where selection starts is a blocker
+         * (NULL: every job is), or selection would pass it over.  Holds
+         * because job_walk moves only to the job an entry was selected
+         * from (the walk marked or retired the ones before it), to the
+         * job after one that leaves, to a job linked or preempting in
+         * front of it, and back to the head when a blocker is released. */
+        if (j == t->job_walk)
+            walk_seen = 1;
+        CHECK(walk_seen || QS_IS_BLOCKER(j),
+              "transport %s: job %s before where selection starts (%s) is "
+              "not a blocker", t->name, j->message->id,
+              t->job_walk ? t->job_walk->message->id : "nowhere");
         CHECK(j->transport == t && j->stack_level >= 0,
               "transport %s: job %s on the list with level %d", t->name,
               j->message->id, j->stack_level);
@@ -238,6 +251,9 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
     /* A current job off the list would start the selection walk from a
      * retired or freed job. */
     CHECK(current_seen, "transport %s: current job not on the job list",
+          t->name);
+    CHECK(walk_seen || t->job_walk == NULL,
+          "transport %s: selection starts at a job not on the job list",
           t->name);
     /* The by-time list: linked jobs only, sorted by enqueue time.
      * Sorted because jobs.c inserts a job at the place of its message's

@@ -357,7 +357,7 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
     if (!listed) {
         CHECK(!j->lprev && !j->lnext && !j->tprev && !j->tnext &&
               t->jhead != j && t->thead != j && t->job_current != j &&
-              !j->parent && !j->child_head,
+              t->job_walk != j && !j->parent && !j->child_head,
               "transport %s: retired job %s still linked", t->name,
               j->message->id);
         return 0;
@@ -450,6 +450,19 @@ static int ck_transport(qs_transport *t, char *err, size_t errlen)
     CHECK(!t->job_current || (t->job_current->stack_level >= 0 &&
                               t->job_current->transport == t),
           "transport %s: current job not on the job list", t->name);
+    /* S-PRE-2, the local part of check_job_lists' walk test: where
+     * selection starts is on the list, and the job just before it (every
+     * job, if it starts nowhere: the last one) is a blocker.  Every change
+     * of job_walk or of a blocker tag notes the transport. */
+    CHECK(!t->job_walk || (t->job_walk->stack_level >= 0 &&
+                           t->job_walk->transport == t),
+          "transport %s: selection starts at a job not on the job list",
+          t->name);
+    CHECK(t->job_walk ? !t->job_walk->lprev ||
+                            QS_IS_BLOCKER(t->job_walk->lprev)
+                      : !t->jtail || QS_IS_BLOCKER(t->jtail),
+          "transport %s: job before where selection starts is not a "
+          "blocker", t->name);
     return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "conformance.h"
 #include "events.h"
+#include "readings.h"
 #include "trace.h"
 #include "html.h"
 
@@ -45,7 +46,9 @@ static const struct subcommand {
     const char *usage; /* for --help, after "qsched " */
 } subcommands[] = {
     {"verify", qs_verify_main,
-     "verify EVENTS TRACE   compare another implementation's trace"},
+     "verify [--readings] [--reading NAME=VALUE]... EVENTS TRACE\n"
+     "                                    compare another implementation's "
+     "trace"},
     {"gen", qs_gen_main,
      "gen --seed N [--profile P] [--size S] [--mix MIX]\n"
      "                                    write a random valid event stream"},
@@ -53,6 +56,7 @@ static const struct subcommand {
      "sim [OPTIONS] SCENARIO  simulate servers and traffic (qsched sim --help)"},
     {"conformance", qs_conformance_main,
      "conformance --impl CMD [--profile P] [--junit FILE] [--tap]\n"
+     "            [--readings \"NAME=VALUE ...\"]\n"
      "                                    run the conformance suite against "
      "CMD"},
 };
@@ -81,7 +85,9 @@ static void usage(FILE *f)
     for (i = 0; i < COUNT(subcommands); i++)
         fprintf(f, "       qsched %s\n", subcommands[i].usage);
     fputs("       qsched -d                    print every parameter with "
-          "its default\n"
+          "its default,\n"
+          "                                    and the named readings "
+          "(spec/readings.md)\n"
           "options:\n"
           "  --explain            also print why (candidates, preemption "
           "tests, blockers,\n"
@@ -133,8 +139,23 @@ static int bad_arg(const char *what, const char *arg, const char *tail)
 static int print_defaults(void)
 {
     size_t i;
-    for (i = 0; i < qs_params_count(); i++)
+    for (i = 0; i < qs_params_count(); i++) {
+        int r = qs_reading_find(qs_params_name(i));
         printf("%s = %s\n", qs_params_name(i), qs_params_default(i));
+        if (r >= 0) {
+            /* a named reading (spec/readings.md): what it decides, its
+             * values, and the postfix profile's default if another */
+            const qs_reading_def *d = qs_reading((size_t)r);
+            size_t v;
+            printf("    # %s, %s: %s; values:", d->entry, d->rules,
+                   d->question);
+            for (v = 0; d->values[v]; v++)
+                printf("%s%s", v ? " | " : " ", d->values[v]);
+            if (d->def_postfix != d->def_document)
+                printf("; postfix profile: %s", d->values[d->def_postfix]);
+            printf("\n");
+        }
+    }
     return 0;
 }
 

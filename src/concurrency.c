@@ -153,11 +153,17 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
  * qsched reproduces it because it is visible in every trace.  A dead
  * queue, by contrast, must stay: it is the memory that the destination is
  * dead, and new recipients for it are deferred (S-CON-9) until revival.
- * s->queue_count counts the destinations (S-PFX-19). */
+ * s->queue_count counts the destinations (S-PFX-19).  This is reading R-1
+ * idle_window = discard; keep is the other reading. */
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->dead || q->todo || q->busy)
+        return;
+    /* R-1 idle_window: Postfix forgets an idle destination (discard); the
+     * document, which never says so, can be read as keeping its window
+     * (keep). */
+    if (QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP)
         return;
     s->queue_count--;
     if (q->ready)
@@ -318,7 +324,13 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
     if (q->revive_at <= s->now)
         trace_backoff(s, q, QS_BACKOFF_EXPIRED);
     queue_dead_unlink(s, q);
-    queue_revive_state(q, q->transport->init_conc, busy, qsi_postfix(s));
+    /* R-16 revival_window: initial (the document profile) or the
+     * deliveries in flight, if any (S-PFX-4, the postfix profile).  The
+     * reading is taken here: the proved helper's flag selects the
+     * in-flight window, whatever the profile. */
+    queue_revive_state(q, q->transport->init_conc, busy,
+                       QS_READING(s, QR_REVIVAL_WINDOW) ==
+                           QRV_REVIVAL_IN_FLIGHT);
     s->stats.revivals++;
     r.transport = q->transport->name;
     r.dest = q->name;
@@ -370,15 +382,20 @@ static void queue_die(qs_sched *s, qs_queue *q)
     trace_backoff(s, q, QS_BACKOFF_DEAD);
     qsi_queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
-     * the blockers it caused; their entries there are gone.  S-PFX-10:
-     * Postfix only stops counting the queue as a blocker (below).
+     * the blockers that have peers there (R-13; before its entries are
+     * deferred, while they still show which jobs those are): their entries
+     * there are gone.  S-PFX-10: Postfix only stops counting the queue as
+     * a blocker (below).
      * The document's reason to keep a blocker is that its destination has
      * no room; once the destination is dead its entries are deferred, so
-     * the reason is gone and the blockers should take part again.  The
-     * release has to come before the deferrals: deferring removes the
-     * queue's entries, after which nothing would show it had blocked. */
-    if (!qsi_postfix(s) && q->blocker_tag == t->blocker_tag) {
-        qsi_blocker_release_all(s, t, q);
+     * the reason is gone and those blockers should take part again (a job
+     * left with nothing retires at the next walk).  The release has to
+     * come before the deferrals: deferring removes the queue's entries,
+     * after which nothing would show who had blocked. */
+    if (QS_READING(s, QR_DEATH_RELEASE) == QRV_DEATH_RELEASES &&
+        q->blocker_tag == t->blocker_tag) {
+        /* R-18 death_release = yes (the document profile; no: S-PFX-10) */
+        qsi_blocker_release(s, t, q);
         released = 1;
     }
     while (q->todo_head)
@@ -474,22 +491,29 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     int old = q->window, allowed;
-    double g, before;
+    int revives = QS_READING(s, QR_DEAD_SUCCESS) == QRV_DEAD_SUCCESS_REVIVES;
+    double g, before, cohorts;
     if (q->dead) {
         /* S-PFX-8: Postfix revives at once, cancelling the backoff, with
          * the deliveries still in flight (including this one).
          * S-CON-11: the document profile ignores it; the destination stays
-         * dead until its backoff expires.
+         * dead until its backoff expires.  (Reading R-15 dead_success:
+         * ignored, or revives, the postfix profile's default.)
          * A delivery started before the death can still succeed.  The
          * document has a dead destination's concurrency at 0 and guards
          * nothing else with it, so the success has nowhere to go; Postfix
          * takes it as proof of life. */
-        trace_backoff(s, q, qsi_postfix(s) ? QS_BACKOFF_OK_REVIVES
-                                           : QS_BACKOFF_OK_IGNORED);
-        if (qsi_postfix(s))
+        trace_backoff(s, q, revives ? QS_BACKOFF_OK_REVIVES
+                                    : QS_BACKOFF_OK_IGNORED);
+        if (revives)
             qsi_queue_revive(s, q, (int)q->busy);
         return;
     }
+    /* R-6 safety_cohort_reset, taken here at the caller around the proved
+     * helpers.  The postfix profile's helper resets fail_cohorts on every
+     * positive feedback (done, S-PFX-5), the document profile's with the
+     * step only (skipped: the safety rule holds back the whole block). */
+    cohorts = q->fail_cohorts;
     /* S-CON-3 (S-PFX-3, S-PFX-5, S-PFX-6): may the window grow? */
     allowed = queue_positive_allowed(q, t, qsi_postfix(s));
     trace_safety(s, q, allowed);
@@ -499,6 +523,14 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
         g = queue_positive_step(q, t, qsi_postfix(s));
         trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before, q->success,
                    qsi_postfix(s));
+    } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS) {
+        /* done: the safety rule holds back the window only;
+         * "fail_cohorts = 0" still runs. */
+        q->fail_cohorts = 0;
+    } else {
+        /* skipped (the postfix profile's helper reset it already): the
+         * safety rule holds back the reset too. */
+        q->fail_cohorts = cohorts;
     }
     trace_window(s, q, old);
     qsi_queue_update_ready(q);

@@ -47,6 +47,10 @@ struct qs_stream {
     qs_sched *sched;        /* NULL until the first event (S-EV-2) */
     qs_trace_sink sink;
     void *ctx;
+    /* parameters forced from outside the stream (qsched verify --readings):
+     * set after the stream's own, when the scheduler is created */
+    char **forced;
+    size_t nforced;
     /* scratch for arrive lines, reused from line to line */
     qs_group *groups;
     size_t gcap;
@@ -84,6 +88,9 @@ void qs_stream_free(qs_stream *st)
         return;
     qs_sched_free(st->sched);
     qs_params_free(st->params);
+    while (st->nforced > 0)
+        free(st->forced[--st->nforced]);
+    free(st->forced);
     for (i = 0; i < st->nsettings; i++) {
         free(st->settings[i].name);
         free(st->settings[i].value);
@@ -171,6 +178,46 @@ int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
     return 0;
 }
 
+int qs_stream_force_param(qs_stream *st, const char *name,
+                          const char *value, char *err, size_t errlen)
+{
+    char **v;
+    size_t i;
+    if (st->sched)
+        return lerr(st, err, errlen, "parameters must come before the "
+                    "first event", NULL);
+    /* checked now, against a scratch store, so that a bad one is refused
+     * here rather than at the first event */
+    {
+        qs_params *scratch = qs_params_new();
+        char why[256];
+        int bad;
+        if (!scratch)
+            return lerr(st, err, errlen, "out of memory", NULL);
+        bad = qs_params_set(scratch, name, value, why, sizeof why) < 0;
+        qs_params_free(scratch);
+        if (bad) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: %s", name, why);
+            return 2;
+        }
+    }
+    v = realloc(st->forced, (st->nforced + 2) * sizeof *v);
+    if (!v)
+        return lerr(st, err, errlen, "out of memory", NULL);
+    st->forced = v;
+    i = st->nforced;
+    v[i] = strdup(name);
+    v[i + 1] = strdup(value);
+    if (!v[i] || !v[i + 1]) {
+        free(v[i]);
+        free(v[i + 1]);
+        return lerr(st, err, errlen, "out of memory", NULL);
+    }
+    st->nforced += 2;
+    return 0;
+}
+
 /* Remembers a setting line for blame_setting. */
 static int remember_setting(qs_stream *st, const char *name,
                             const char *value)
@@ -239,8 +286,13 @@ static int ensure_sched(qs_stream *st, char *err, size_t errlen)
 {
     char why[256], blamed[256];
     long line;
+    size_t i;
     if (st->sched)
         return 0;
+    for (i = 0; i + 1 < st->nforced; i += 2)
+        if (qs_params_set(st->params, st->forced[i], st->forced[i + 1], why,
+                          sizeof why) < 0)
+            return lerr(st, err, errlen, st->forced[i], why);
     st->sched = qs_sched_new(st->params, st->profile, st->sink, st->ctx, why,
                              sizeof why);
     if (st->sched)

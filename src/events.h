@@ -43,6 +43,12 @@ long qs_stream_lineno(const qs_stream *st);
 /* Force a profile before the first event (command line). */
 int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
                           size_t errlen);
+/* Force a parameter (e.g. a named reading, qsched_reading_NAME = WORD):
+ * it is set when the scheduler is created, after the stream's own
+ * parameter lines, so it wins over them.  Checked at once: 0, or 2 with
+ * the reason in err. */
+int qs_stream_force_param(qs_stream *st, const char *name,
+                          const char *value, char *err, size_t errlen);
 
 /* Options of qs_stream_read. */
 typedef struct qs_read_opts {

@@ -875,13 +875,16 @@ static void gen_usage(FILE *f)
     fputs("usage: qsched gen --seed N [--profile document|postfix]\n"
           "                  [--size small|medium|large|EVENTS] [--mix MIX] "
           "[--check]\n"
+          "                  [--reading NAME=VALUE]...\n"
           "                  [--backlog N] [--dests N]  (sort, large, queue, "
           "heavy)\n"
           "Writes a random valid event stream on stdout (the same seed and "
           "options\nalways give the same stream).  Defaults: profile and "
           "mix chosen by the\nseed, size small (80 events; medium 400, "
           "large 2000).\n--check runs the invariant checker after every "
-          "event (exit 3 if broken).\nmixes:\n", f);
+          "event (exit 3 if broken).\n--reading sets a named reading "
+          "(spec/readings.md, qsched -d) in the\nstream and while "
+          "generating it.\nmixes:\n", f);
     for (i = 0; i < MIX_COUNT; i++)
         fprintf(f, "  %-12s %s\n", gen_mixes[i].name, gen_mixes[i].about);
 }
@@ -957,10 +960,34 @@ static int gen_write_shape(FILE *out, const qs_gen_options *opt,
     if (!g.params || !g.shadow)
         gen_fatal("out of memory", NULL);
     fprintf(out, "# generated: qsched gen --seed %llu --profile %s --size "
-            "%llu --mix %s\n", (unsigned long long)opt->seed,
+            "%llu --mix %s", (unsigned long long)opt->seed,
             profile == QS_PROFILE_POSTFIX ? "postfix" : "document",
             (unsigned long long)opt->events, gen_mixes[mix].name);
+    for (k = 0; k < (int)opt->nreadings; k++)
+        fprintf(out, " --reading %s", opt->readings[k]);
+    fputc('\n', out);
     gen_setup(&g);
+    /* Named readings (spec/readings.md): written like parameters, so that
+     * the stream stays valid for qsched with those readings. */
+    for (k = 0; k < (int)opt->nreadings; k++) {
+        char name[96];
+        const char *eq = strchr(opt->readings[k], '=');
+        int bad = !eq || eq - opt->readings[k] >= 60;
+        if (!bad) {
+            snprintf(name, sizeof name, "qsched_reading_%.*s",
+                     (int)(eq - opt->readings[k]), opt->readings[k]);
+            bad = qs_params_set(g.params, name, eq + 1, why, sizeof why) < 0;
+        }
+        if (bad) {
+            if (err && errlen)
+                snprintf(err, errlen, "reading \"%s\": %s", opt->readings[k],
+                         eq ? why : "want NAME=VALUE");
+            qs_stream_free(g.shadow);
+            qs_params_free(g.params);
+            return 2;
+        }
+        param(&g, name, "%s", eq + 1);
+    }
     if (mix >= MIX_SHAPES) {
         if (shape->dests > 0)
             g.ndest = shape->dests;
@@ -1004,7 +1031,8 @@ int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
  * stdout; a write error is an error (exit 2), never a silent success. */
 int qs_gen_main(int argc, char **argv)
 {
-    qs_gen_options opt = {0, -1, NULL, 80, 0};
+    qs_gen_options opt = {0, -1, NULL, 80, 0, NULL, 0};
+    const char *readings[64];
     gen_shape shape = {0, 0};
     int have_seed = 0, i, rc;
     char err[256];
@@ -1061,6 +1089,11 @@ int qs_gen_main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--mix") == 0 && v) {
             opt.mix = v;
+            i++;
+        } else if (strcmp(a, "--reading") == 0 && v &&
+                   opt.nreadings < sizeof readings / sizeof readings[0]) {
+            readings[opt.nreadings++] = v;
+            opt.readings = readings;
             i++;
         } else {
             fprintf(stderr, "qsched gen: bad argument \"%s\"\n", a);

@@ -20,6 +20,10 @@ typedef struct qs_gen_options {
     uint64_t events;      /* number of events (small 80, medium 400, large
                              2000) */
     int check;            /* run the invariant checker after every event */
+    const char *const *readings; /* "NAME=VALUE" named readings
+                             (spec/readings.md) written into the stream and
+                             in force while generating it; may be NULL */
+    size_t nreadings;
 } qs_gen_options;
 
 /* Writes one stream to out.  Returns 0; 2 for an unknown mix (message in
@@ -27,7 +31,8 @@ typedef struct qs_gen_options {
 int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
                  size_t errlen);
 
-/* qsched gen --seed N [--profile P] [--size S] [--mix M] [--check]: the
+/* qsched gen --seed N [--profile P] [--size S] [--mix M] [--check]
+ * [--reading NAME=VALUE]...: the
  * command line around qs_gen_write (exit status as qs_gen_write's). */
 int qs_gen_main(int argc, char **argv);
 

@@ -101,8 +101,9 @@ static void job_take_pool(qs_job *job, qs_message *m, qs_transport *t)
  *
  *     scheduler's list: from the tail, pass jobs that have a parent or a
  *         later enqueue time; insert after the first other job (or at
- *         the head).  Passed the current job (or there is none)?  Then
- *         the new job becomes the current job.
+ *         the head).  Passed where selection starts (or every job is a
+ *         blocker)?  Then selection starts at the new job (and, under
+ *         R-14 walk_start, it is the current job).
  *     by-time list: the same walk without the parent condition.  Passed
  *         the first unread job (or there is none)?  Then the new job is
  *         the first unread job, and the old one returns its unused slots.
@@ -111,14 +112,14 @@ static void job_take_pool(qs_job *job, qs_message *m, qs_transport *t)
  * Why by enqueue time, and why it matters beyond FIFO: the candidate scan
  * stops early on the strength of this order (preempt.c), and the pools are
  * distributed along it.  For the first batch of a new message the walks
- * stop at once: the job is simply appended.  A job placed in front of the
- * current job must become the current job, or the selection walk, which
- * starts at the current job, would never see it. */
+ * stop at once: the job is simply appended.  A job placed in front of
+ * where selection starts must become the start, or the selection walk
+ * would never see it. */
 static void job_link(qs_sched *s, qs_job *job, int revived)
 {
     qs_transport *t = job->transport;
     qs_message *m = job->message;
-    qs_job *prev, *next, *current = t->job_current, *unread;
+    qs_job *prev, *next, *walk = t->job_walk, *unread;
 
     /* The walk from the tail: a job enqueued at the same second as this
      * one stops it (>= 0), so equal times keep their arrival order.  Jobs
@@ -129,20 +130,20 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * the first job looked at stops the walk, so a link costs O(1).  A
      * job relinked by a later batch of an old message would walk back
      * over every younger job: on a long list the index finds the same
-     * place, and tells whether the walk would have passed the current
-     * job (candidates.c). */
+     * place, and tells whether the walk would have passed where
+     * selection starts (candidates.c). */
     prev = t->jtail;
     if (t->cix_on && prev &&
         !(prev->parent == NULL &&
           m->queued_time - prev->message->queued_time >= 0)) {
         prev = qsi_cix_time_marker(t, m->queued_time);
         next = prev ? prev->lnext : t->jhead;
-        if (current && (!prev || qsi_cix_after(current, prev)))
-            current = NULL;
+        if (walk && (!prev || qsi_cix_after(walk, prev)))
+            walk = NULL;
 #ifdef QSCHED_CROSSCHECK
         {
             /* fuzz builds: the index finds what the walk finds */
-            qs_job *w, *c = t->job_current;
+            qs_job *w, *c = t->job_walk;
             for (w = t->jtail; w; w = w->lprev) {
                 if (w->parent == NULL &&
                     m->queued_time - w->message->queued_time >= 0)
@@ -150,7 +151,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
                 if (c == w)
                     c = NULL;
             }
-            if (w != prev || c != current)
+            if (w != prev || c != walk)
                 abort();
         }
 #endif
@@ -159,8 +160,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
             if (prev->parent == NULL &&
                 m->queued_time - prev->message->queued_time >= 0)
                 break;
-            if (current == prev)
-                current = NULL;
+            if (walk == prev)
+                walk = NULL;
         }
     }
     job->lprev = prev;
@@ -230,9 +231,15 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     /* On the lists, on no stack (a revived job's stack was left when it
      * retired). */
     job->stack_level = 0;
-    /* Linked in front of the current job: it becomes the current job. */
-    if (current == NULL)
-        t->job_current = job;
+    /* Linked in front of where selection starts (or every job is a
+     * blocker): selection starts at the new job.  R-14: it also becomes
+     * the current job under walk_start (Postfix); under last_selected the
+     * current job stays the job selected last. */
+    if (walk == NULL) {
+        t->job_walk = job;
+        if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+            t->job_current = job;
+    }
     /* Linked in front of the first unread job: that job first returns its
      * unused slots to the pool (S-MEM-5).  The document: such a job "is
      * first forced to return all of its unused recipient slots to the
@@ -254,17 +261,35 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         qsi_trace_job(s, QS_T_RELINK, job);
 }
 
-/* Off both lists.  If it was the current job, selection continues with
- * the job after it.  stack_level -1 marks "on no list"; a popped job's
- * children were already adopted (qsi_job_pop), so children still here
- * belong to a level-0 job and become orphans (S-PRE-10). */
-static void job_unlink(qs_job *job)
+/* Off both lists.  If it was the current job, reading R-7 says which job
+ * is current now (the job after it, as in Postfix); if selection was to
+ * start there, it starts with the job after it.  stack_level -1 marks "on
+ * no list"; a popped job's children were already adopted (qsi_job_pop),
+ * so children still here belong to a level-0 job and become orphans
+ * (S-PRE-10). */
+static void job_unlink(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
     /* Children of a level-0 job learn that their parent is gone. */
     qsi_job_parent_gone(job, NULL);
-    if (t->job_current == job)
-        t->job_current = job->lnext;
+    if (t->job_walk == job)
+        t->job_walk = job->lnext;
+    /* R-7 current_when_gone: the job after it (Postfix), the head of the
+     * list, or no current job until the next selection.  (The document:
+     * "the job whose entry was selected the last time".) */
+    if (t->job_current == job) {
+        switch (QS_READING(s, QR_CURRENT_WHEN_GONE)) {
+        case QRV_GONE_HEAD:
+            t->job_current = t->jhead != job ? t->jhead : job->lnext;
+            break;
+        case QRV_GONE_NONE:
+            t->job_current = NULL;
+            break;
+        default:
+            t->job_current = job->lnext;
+            break;
+        }
+    }
     qsi_tix_remove(t, job);
     qsi_cix_remove(t, job);
     /* the incremental checker: the job and its neighbours on both lists */
@@ -311,7 +336,7 @@ void qsi_job_retire(qs_sched *s, qs_job *job)
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
     qsi_job_move_limits(s, job);
-    job_unlink(job);
+    job_unlink(s, job);
     qsi_trace_job(s, QS_T_RETIRE, job);
 }
 
@@ -353,9 +378,14 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     if (job->stack_level < 0)
         job_link(s, job, revived);
     QSI_CAND_RESET(t);          /* S-PFX-20: new recipients expected */
+    /* The job may have been a blocker anywhere before where selection
+     * starts: the next walk starts at the head (S-PRE-11).  R-14: under
+     * walk_start (Postfix) the head also becomes the current job. */
     if (QS_IS_BLOCKER(job)) {
         job->blocker_tag = 0;
-        t->job_current = t->jhead;
+        t->job_walk = t->jhead;
+        if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+            t->job_current = t->jhead;
     }
     QSI_CK_JOB(s, job);
     QSI_CK_MSG(s, m);
@@ -372,7 +402,7 @@ void qsi_job_free(qs_sched *s, qs_job *job)
         qsi_job_pop(s, job);
     qsi_job_move_limits(s, job);
     if (job->stack_level >= 0)
-        job_unlink(job);
+        job_unlink(s, job);
     qs_map_destroy(&job->peers);
     qsi_ck_job_gone(s, job);
     qsi_pool_put(&s->job_pool, job);
@@ -390,14 +420,19 @@ void qsi_job_free(qs_sched *s, qs_job *job)
  * through the map once it has had more than PEER_WALK_MAX. */
 #define PEER_WALK_MAX 8
 
-qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
+qs_peer *qsi_peer_find(const qs_job *job, const qs_queue *q)
 {
     qs_peer *p;
     if (job->peers.cap)
-        p = qs_map_get(&job->peers, NULL, q->serial);
-    else
-        for (p = job->peer_head; p && p->queue != q; p = p->next)
-            ;
+        return qs_map_get(&job->peers, NULL, q->serial);
+    for (p = job->peer_head; p && p->queue != q; p = p->next)
+        ;
+    return p;
+}
+
+qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
+{
+    qs_peer *p = qsi_peer_find(job, q);
     if (p)
         return p;
     if (!job->peers.cap && job->peer_count >= PEER_WALK_MAX) {

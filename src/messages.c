@@ -235,10 +235,15 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qsi_ck_entry_gone(s, e);
     p->refcount--;
     /* Dealt with: it counts as selected (as in Postfix), so the job's
-     * entry total - the score denominator - still includes it.
-     * read_entries is left alone: the pending count (read - selected)
-     * drops by one, as the entry is gone. */
-    job->selected_entries++;
+     * entry total - the score denominator, the S-PRE-3 gate - still
+     * includes it.  read_entries is left alone: the pending count (read -
+     * selected) drops by one, as the entry is gone.  R-12
+     * deferred_entries = forgotten is the other reading: the entry leaves
+     * the job's count as if it had never been read (read_entries - 1). */
+    if (QS_READING(s, QR_DEFERRED_ENTRIES) == QRV_DEFERRED_FORGOTTEN)
+        job->read_entries--;
+    else
+        job->selected_entries++;
     qsi_cix_update(job);
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
@@ -305,7 +310,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* Step 1 (postfix).  S-PFX-6: Postfix applies feedback while the
      * delivery still counts as in flight; the document's busy count no
      * longer includes it. */
-    if (qsi_postfix(s))
+    /* (R-17 feedback_busy = before: the postfix profile's default) */
+    if (QS_READING(s, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_BEFORE)
         qsi_feedback(s, q, outcome);
     /* Step 2: the delivery is over: off the busy list, its recipients
      * out of core and tallied by outcome. */
@@ -324,7 +330,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     /* One fewer in flight: the window may have room again.  Step 3
      * (document): feedback, with busy no longer counting the delivery. */
     qsi_queue_update_ready(q);
-    if (!qsi_postfix(s))
+    if (QS_READING(s, QR_FEEDBACK_BUSY) == QRV_FEEDBACK_AFTER)
         qsi_feedback(s, q, outcome);
     /* Step 4.  S-MEM-5: slots freed by the finished entry move on ("such a
      * transfer then also happens whenever a recipient entry of that job is
@@ -349,7 +355,8 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     if (qsi_postfix(s) && q->dead && !q->todo && !q->busy &&
         s->queue_count > 2 * s->msg_rcpt_limit)
         qsi_queue_revive(s, q, 0);
-    /* S-CON-13: an alive queue with nothing pending or in flight goes. */
+    /* S-CON-13: an alive queue with nothing pending or in flight goes
+     * (R-1 idle_window). */
     qsi_queue_free_if_idle(s, q);
     qsi_entry_free(s, e);
     qsi_message_schedule_check(s, m);

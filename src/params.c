@@ -36,6 +36,7 @@
 #include "params.h"
 #include "kernels.h"
 #include "param_table.h"
+#include "readings.h"
 
 /* One TRANSPORT_suffix setting.  Few are expected, so a list searched
  * linearly (and only when a transport is created) is enough.
@@ -63,6 +64,7 @@ struct qp_override {
 struct qs_params {
     long long value[QP_NUM_PARAMS];
     qs_feedback fb[QP_NUM_PARAMS];
+    int reading[QR_COUNT];   /* value index, or -1: the profile's default */
     struct qp_override *ov;
     size_t nov, cap;
 };
@@ -354,6 +356,9 @@ qs_params *qs_params_new(void)
             abort(); /* the table above is wrong: a build defect (a
                       * default that its own syntax or range refuses),
                       * which every test would hit at once */
+    /* No reading set: each takes its profile's default (readings.h). */
+    for (id = 0; id < QR_COUNT; id++)
+        p->reading[id] = -1;
     return p;
 }
 
@@ -426,7 +431,30 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
      *      right for the wrong reason).
      * Global names first: they win over a transport named "default" or
      * "initial".  initial_destination_concurrency would otherwise read as
-     * the override "destination_concurrency" of a transport "initial". */
+     * the override "destination_concurrency" of a transport "initial".
+     * Before all of them, qsched_reading_NAME: a named reading of the
+     * document (spec/readings.md), one of its words. */
+    if (strncmp(name, "qsched_reading_", 15) == 0) {
+        int r = qs_reading_find(name), v;
+        if (r < 0) {
+            set_err(err, errlen, "unknown reading \"%s\" (qsched -d lists "
+                    "them)%s", name, "");
+            return -1;
+        }
+        if ((v = qs_reading_value_find((size_t)r, value)) < 0) {
+            char words[96] = "";
+            size_t k;
+            for (k = 0; k < qs_reading_nvalues((size_t)r); k++) {
+                if (k)
+                    strcat(words, "|");
+                strcat(words, qs_reading((size_t)r)->values[k]);
+            }
+            set_err(err, errlen, "bad value \"%s\" (want %s)", value, words);
+            return -1;
+        }
+        p->reading[r] = v;
+        return 0;
+    }
     for (id = 0; id < QP_NUM_PARAMS; id++) {
         if (strcmp(name, qp_defs[id].global_name) == 0) {
             if (parse_value(id, value, &iv, &fb, err, errlen) < 0)
@@ -495,9 +523,31 @@ int qs_params_set(qs_params *p, const char *name, const char *value,
  * parameter's global name and default text, i < qs_params_count().
  * They expose the table, never the values set, so a listing is the same
  * for every stream. */
-size_t qs_params_count(void) { return QP_NUM_PARAMS; }
-const char *qs_params_name(size_t i) { return qp_defs[i].global_name; }
-const char *qs_params_default(size_t i) { return qp_defs[i].def; }
+/* The named readings come after the parameters (document profile
+ * defaults). */
+size_t qs_params_count(void) { return QP_NUM_PARAMS + QR_COUNT; }
+
+const char *qs_params_name(size_t i)
+{
+    if (i >= QP_NUM_PARAMS)
+        return qs_reading(i - QP_NUM_PARAMS)->param;
+    return qp_defs[i].global_name;
+}
+
+const char *qs_params_default(size_t i)
+{
+    if (i >= QP_NUM_PARAMS) {
+        const qs_reading_def *d = qs_reading(i - QP_NUM_PARAMS);
+        return d->values[d->def_document];
+    }
+    return qp_defs[i].def;
+}
+
+/* A named reading as the stream set it (value index), or -1. */
+int qs_param_reading(const qs_params *p, int r)
+{
+    return r >= 0 && r < QR_COUNT ? p->reading[r] : -1;
+}
 
 /* The TRANSPORT_suffix setting of parameter id for transport, if any.
  * A linear search: it runs once per parameter when a transport is

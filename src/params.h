@@ -54,6 +54,10 @@ int64_t qs_param_int(const qs_params *p, const char *transport, int id);
 qs_feedback qs_param_feedback(const qs_params *p, const char *transport,
                               int id);
 
+/* A named reading (readings.h) as set in the stream: its value index, or
+ * -1 if it was not set (then the profile's default applies). */
+int qs_param_reading(const qs_params *p, int r);
+
 /* Parses a feedback value; 0 ok, -1 with reason. */
 int qs_feedback_parse(const char *text, qs_feedback *fb, char *err,
                       size_t errlen);

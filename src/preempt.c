@@ -184,7 +184,13 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     r.a = job->slots_used;
     if (parent) {
         r.msg2 = parent->message->id;
-        r.b = job_refund_parent(parent, job, t->slot_cost);
+        /* R-10 pop_refund: the document never gives slots back (it only
+         * says the counter is decreased "by the amount used by the
+         * candidate"); qsched refunds as Postfix does (yes).  The reading
+         * is taken here, at the caller: the proved helper is the refund. */
+        r.b = QS_READING(s, QR_POP_REFUND) == QRV_REFUND_YES
+                  ? job_refund_parent(parent, job, t->slot_cost)
+                  : 0;
         r.c = parent->slots_available;
         child_unlink(parent, job);
         job->parent = NULL;
@@ -262,24 +268,28 @@ static int64_t job_max_slots(const qs_job *current, int slot_cost)
  * current job's budget uses its minimum estimate and the candidate's need
  * its maximum: both err on the side of not preempting (S-MEM-8).
  *
- * A reading: the document first says a job that "requires no more than"
- * the slots can preempt, later one "which may be delivered by less than
- * that number of slots".  qsched takes "no more than" (<=), as Postfix
- * does; the document's own sequence 11112211113311 needs it, since with
- * k = 2 each two-entry job preempts with exactly two slots accumulated.
+ * A reading (R-3 candidate_fit): the document first says a job that
+ * "requires no more than" the slots can preempt, later one "which may be
+ * delivered by less than that number of slots".  qsched takes "no more
+ * than" (<=), as Postfix does; the document's own sequence 11112211113311
+ * needs it, since with k = 2 each two-entry job preempts with exactly two
+ * slots accumulated.
  *
  * Which candidate: the one with the highest enqueue-age per entry.  The
  * document writes "maximum enqueue_time/recipient_entry_count" and means
  * the time since enqueue (older first: that maximises message delivery
  * rates), divided by the size, since a message of n entries takes n times
- * as long.  The +1 keeps a job enqueued this very second from scoring 0.
+ * as long.  The +1 keeps a job enqueued this very second from scoring 0
+ * (Postfix's; the document has none: R-8 score_wait_plus_one).
  * Scores are compared exactly, by cross-multiplication (qs_score_better);
  * only a strictly better score wins, so ties go to the earlier job.
  *
- * Only jobs after the current one: jobs before it are blockers or its own
- * stack children, and "it is always only the current job which may get
- * preempted".  A job with children is a preempted parent itself; letting
- * it preempt would undo its own preemption.  A job at the top of another
+ * Only jobs after the current one: jobs before it are blockers, its own
+ * stack children, or jobs released in front of it since it was selected
+ * (which selection serves before it anyway), and "it is always only the
+ * current job which may get preempted".  A job with children is a
+ * preempted parent itself; letting it preempt would undo its own
+ * preemption (R-11 preempted_candidates).  A job at the top of another
  * stack may be chosen: it leaves that stack first (qsi_job_preempt).
  *
  * Example: at time 100 the current job C may still earn 4 slots.  After
@@ -370,16 +380,21 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         best = t->cand_cache;
         *max_slots = job_max_slots(current, t->slot_cost);
         if (best) {
-            *delay = s->now - best->message->queued_time + 1;
-            *total = QS_MAX_ENTRIES(best);
+            /* the score as the walk computes it (R-8, R-19) */
+            qsi_candidate_score_read(s, best, delay, total);
         }
         return best;
     }
     /* A fresh answer: the walk on a short list, the index on a long one
-     * (the same job, candidates.c). */
+     * (the same job, candidates.c); both hold qsched's readings of the
+     * candidate rule; under another (R-3, R-8, R-9, R-11, R-19) the
+     * readings walk answers (preempt_readings.c). */
     *delay = 0;
     *total = 1;
-    if (!t->cix_on) {
+    if (!qsi_readings_candidate_default(s)) {
+        best = qsi_candidate_scan_read(s, current, 1, delay, total,
+                                       max_slots);
+    } else if (!t->cix_on) {
         best = job_candidate_scan(s, t, current, 1, delay, total, max_slots);
     } else {
         *max_slots = job_max_slots(current, t->slot_cost);
@@ -394,11 +409,21 @@ static qs_job *job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
         /* Fuzz builds: the index, the walk with its early stop, and the
          * whole walk must agree. */
         int64_t d2, t2, m2;
-        if (job_candidate_scan(s, t, current, 1, &d2, &t2, &m2) != best ||
-            (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
-            abort();
-        if (job_candidate_scan(s, t, current, 0, &d2, &t2, &m2) != best)
-            abort();
+        if (!qsi_readings_candidate_default(s)) {
+            /* the readings walk without its early stop */
+            if (qsi_candidate_scan_read(s, current, 0, &d2, &t2, &m2) != best)
+                abort();
+        } else {
+            if (job_candidate_scan(s, t, current, 1, &d2, &t2, &m2) != best ||
+                (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
+                abort();
+            if (job_candidate_scan(s, t, current, 0, &d2, &t2, &m2) != best)
+                abort();
+            /* the readings walk at qsched's readings is the proved walk */
+            if (qsi_candidate_scan_read(s, current, 1, &d2, &t2, &m2) != best ||
+                (best && (d2 != *delay || t2 != *total)) || m2 != *max_slots)
+                abort();
+        }
     }
 #endif
     return best;
@@ -476,8 +501,9 @@ static void job_extra_grant(qs_job *job, qs_message *m, qs_transport *t)
  *         J becomes C's child, level(J) = level(C) + 1
  *         counter(C) -= needed x k;  slots_used(J) = -needed
  *         J unread: J gets half of what is left of the extra pool
- *         J is the new current job
- * Returns the job selection starts from: J, or C unchanged.
+ *         selection starts at J; J is the current job at once
+ *         (R-14 walk_start) or once its entry is selected (last_selected)
+ * Returns J, or C unchanged.
  */
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
 {
@@ -488,9 +514,11 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
 
     /* S-PRE-3, the gate: "to avoid needless overhead" no attempt for a job
      * too small ever to accumulate minimum_delivery_slots (Postfix's
-     * reading, "at least", is used), nor while its counter is not positive
-     * (a loan taken by an earlier preemption is being repaid first). */
-    if (!preempt_gate_open(current, t))
+     * reading, "at least", is used: R-4), nor while its counter is not
+     * positive (a loan taken by an earlier preemption is being repaid
+     * first: R-5). */
+    if (!(qsi_readings_gate_default(s) ? preempt_gate_open(current, t)
+                                       : qsi_preempt_gate_read(s, current)))
         return current;
     job = job_candidate(s, current, &delay, &total, &max_slots);
     if (!job) {
@@ -531,7 +559,10 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.c = t->slot_cost;
     r.d = t->slot_loan;
     r.e = t->slot_discount;
-    if (!preempt_test_fires(current, t, needed)) {
+    /* R-9 slot_division, R-5 (preempt_readings.c) */
+    if (!(qsi_readings_fires_default(s, current)
+              ? preempt_test_fires(current, t, needed)
+              : qsi_preempt_fires_read(s, current, needed))) {
         s->stats.preempt_refused++;
         qsi_emit(s, &r);
         return current;
@@ -548,6 +579,11 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * list does not move (it orders recipient slots, S-MEM-5). */
     if (job->stack_level > 0)
         qsi_job_pop(s, job);
+    else if (job->child_head)
+        /* R-11 preempted_candidates = included: a preempted job that
+         * preempts hands its children on as if it left its stack
+         * (S-PRE-10: they become orphans, keeping their levels). */
+        qsi_job_parent_gone(job, NULL);
     qsi_cix_remove(t, job);
     /* the incremental checker: the job, its old and new neighbours */
     QSI_CK_JOB(s, job);
@@ -580,7 +616,14 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * and slots not yet taken out would be spent twice. */
     job_stack_push(current, job, needed, t->slot_cost);
     qsi_cix_update(job);        /* the index keys on the new parent */
-    t->job_current = job;
+    /* Selection continues at the preempting job, which sits where the
+     * current job was if the walk was to start there (otherwise a job
+     * before it was released: the walk starts at the head, S-PRE-2).
+     * R-14: it becomes the current job at once (walk_start, Postfix) or
+     * when its entry is selected (last_selected). */
+    t->job_walk = t->job_walk == current ? job : t->jhead;
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+        t->job_current = job;
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     /* S-MEM-6: an unread preempting job gets a share of the extra pool.
      * A preempting job whose message is not fully read could otherwise

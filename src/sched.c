@@ -262,9 +262,11 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
     }
     /* blocker tags start odd; jobs and queues start at 0: unmarked.
      * A job or queue is a blocker while its tag equals the transport's;
-     * releasing all blockers at once (S-PRE-12) is then one step of the
-     * transport's tag (by 2: it stays odd, so never equals the 0 of an
-     * unmarked object) instead of a walk over every marked job. */
+     * releasing all blockers at once (S-PFX-13, reading R-13 all) is then
+     * one step of the transport's tag (by 2: it stays odd, so never equals
+     * the 0 of an unmarked object) instead of a walk over every marked
+     * job; the document profile releases only the blockers waiting at the
+     * freed destination, by clearing their tags (S-PRE-12). */
     t->blocker_tag = 1;
     /* S-MEM-5: the pool starts with TRANSPORT_recipient_limit slots.
      * The first job linked on this transport takes them all. */
@@ -282,23 +284,26 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
 }
 
 /* S-PRE-14: the round-robin cycle.  Document profile: the creation order,
- * a new transport goes last in the cycle.  S-PFX-13 (postfix profile):
- * Postfix puts a new transport at the head of its transport list, which
- * is where its round robin resumes, so the new transport is tried next. */
+ * a new transport goes last in the cycle.  S-PFX-13 (postfix profile;
+ * reading R-2 transport_rr = rotate): Postfix puts a new transport at the
+ * head of its transport list, which is where its round robin resumes, so
+ * the new transport is tried next. */
 void qsi_transport_ring_insert(qs_sched *s, qs_transport *t)
 {
     qs_transport *before, *prev;
+    int rotate;
     if (!s->rr) {
         t->rr_next = t;
         s->rr = t;
         return;
     }
-    before = qsi_postfix(s) ? s->rr : s->xhead;
+    rotate = QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE;
+    before = rotate ? s->rr : s->xhead;
     for (prev = before; prev->rr_next != before; prev = prev->rr_next)
         ;
     prev->rr_next = t;
     t->rr_next = before;
-    if (qsi_postfix(s))
+    if (rotate)
         s->rr = t;
 }
 
@@ -350,6 +355,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
         return NULL;
     }
     s->profile = profile;
+    /* The named readings: the stream's choice, else the profile's. */
+    for (i = 0; i < QR_COUNT; i++) {
+        int v = qs_param_reading(p, (int)i);
+        s->reading[i] = (unsigned char)(v >= 0 ? v : qs_reading_default(
+                                             i, profile == QS_PROFILE_POSTFIX));
+    }
     s->entry_pool.size = sizeof(qs_entry);
     s->peer_pool.size = sizeof(qs_peer);
     s->job_pool.size = sizeof(qs_job);

@@ -17,6 +17,7 @@
 #include "qsched.h"
 #include "params.h"
 #include "map.h"
+#include "readings.h"
 #include "kernels.h"
 
 typedef struct qs_entry qs_entry;
@@ -226,9 +227,13 @@ struct qs_transport {
     /* job lists */
     qs_job *jhead, *jtail;    /* scheduler's list */
     qs_job *thead, *ttail;    /* by-time list */
-    qs_job *job_current;      /* "the job whose entry was selected the last
-                                 time": selection and preemption start here
-                                 (S-PRE-2); NULL: walk found nothing */
+    qs_job *job_current;      /* the job that may be preempted (S-PRE-2):
+                                 "the job whose entry was selected the last
+                                 time" (R-14 last_selected), or where
+                                 selection starts (walk_start); NULL: none */
+    qs_job *job_walk;         /* where entry selection starts: every job
+                                 before it on the scheduler's list is a
+                                 blocker; NULL: every job is (S-PRE-2) */
     qs_job *job_next_unread;  /* first job on the by-time list whose message
                                  has unread recipients: it holds the pool
                                  (S-MEM-5); a cache, advanced lazily */
@@ -331,6 +336,9 @@ typedef struct qs_pool {
 struct qs_sched {
     qs_params *params;        /* a frozen copy */
     int profile;              /* enum qs_profile */
+    /* the named readings in force (readings.h, spec/readings.md): what the
+     * stream set, else the profile's default */
+    unsigned char reading[QR_COUNT];
     qs_trace_sink sink;
     void *ctx;
     int64_t now;              /* virtual time, seconds */
@@ -342,9 +350,11 @@ struct qs_sched {
      * minimal_backoff_time */
     int64_t active_limit, msg_rcpt_limit, msg_rcpt_minimum, min_backoff;
     /* transports, in creation order (next); the round-robin cycle
-     * (rr_next), and rr: where the next round-robin select starts */
-    qs_transport *xhead, *xtail, *rr;
-    uint64_t rr_round;        /* postfix-profile selects so far (S-PFX-13) */
+     * (rr_next), and rr: where the next round-robin select starts
+     * (readings transport_rr = next and rotate); rr_last: the transport of
+     * the last round-robin delivery (transport_rr = last, S-PRE-14) */
+    qs_transport *xhead, *xtail, *rr, *rr_last;
+    uint64_t rr_round;        /* rotate selects so far (S-PFX-13) */
     size_t ntransports;
     int64_t queue_count;      /* destinations of all transports (S-PFX-19) */
     qs_map transports;
@@ -378,6 +388,10 @@ struct qs_sched {
     } ck_msgs, ck_jobs, ck_queues, ck_xports, ck_entries;
     int64_t ck_in_core, ck_busy, ck_active;
 };
+
+/* The value of a named reading (readings.h), e.g.
+ * QS_READING(s, QR_IDLE_WINDOW) == QRV_IDLE_KEEP. */
+#define QS_READING(s, r) ((int)(s)->reading[(r)])
 
 /* A job has pending entries (selectable if a peer's destination allows). */
 #define QS_HAS_ENTRIES(j) ((j)->selected_entries < (j)->read_entries)
@@ -444,6 +458,8 @@ void qsi_job_retire(qs_sched *s, qs_job *job);
 qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t);
 void qsi_job_free(qs_sched *s, qs_job *job);
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
+/* the job's peer for destination q, or NULL (no new peer) */
+qs_peer *qsi_peer_find(const qs_job *job, const qs_queue *q);
 void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p);
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e);
@@ -455,6 +471,20 @@ void qsi_entry_free(qs_sched *s, qs_entry *e);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+/* preempt_readings.c: the preemption rules under every reading (R-3, R-4,
+ * R-5, R-8, R-9, R-11, R-19); preempt.c calls them when a reading is not
+ * qsched's, its proved helpers otherwise. */
+int qsi_readings_candidate_default(const qs_sched *s);
+int qsi_readings_gate_default(const qs_sched *s);
+int qsi_readings_fires_default(const qs_sched *s, const qs_job *current);
+void qsi_candidate_score_read(const qs_sched *s, const qs_job *job,
+                              int64_t *delay, int64_t *total);
+int qsi_preempt_gate_read(const qs_sched *s, const qs_job *current);
+int qsi_preempt_fires_read(const qs_sched *s, const qs_job *current,
+                           int64_t needed);
+qs_job *qsi_candidate_scan_read(const qs_sched *s, qs_job *current,
+                                int early_stop, int64_t *out_delay,
+                                int64_t *out_total, int64_t *out_max);
 
 /* check.c's per-object checks, shared with the incremental checker in
  * check_changes.c so that each invariant is stated once: the first broken
@@ -526,7 +556,7 @@ qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
                           int64_t *delay, int64_t *total);
 
 /* select.c: blockers */
-void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q);
+void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q);
 void qsi_blocker_update(qs_sched *s, qs_queue *q);
 
 /* memory.c: recipient limits, pools, the active queue */

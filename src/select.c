@@ -32,24 +32,25 @@
  *                 if deliveries in flight there < window:
  *                     hand out the peer's next entry    entry_select_peer
  *
- * Two refinements make it the real thing.  The walk starts at the
- * transport's current job, the job that gave the last entry (normally the
- * head of the list; preemption may first put another job in front of it,
- * and jobs before it are all blockers).  And a job none of whose peers
- * may be selected is marked a blocker: skipped by the walk and by the
- * candidate scan as if it were not on the list, until one of the
- * destinations it waits for can take more.  "Thus the scheduler
- * effectively behaves as if the blocker jobs didn't exist on the job list
- * at all."
+ * Two refinements make it the real thing.  The transport's current job,
+ * "the job whose entry was selected the last time" (normally the head of
+ * the list), may first be preempted: another job is put in front of it.
+ * And a job none of whose peers may be selected is marked a blocker:
+ * skipped by the walk and by the candidate scan as if it were not on the
+ * list, until one of the destinations it waits for can take more.  "Thus
+ * the scheduler effectively behaves as if the blocker jobs didn't exist
+ * on the job list at all."  The walk starts at job_walk, past the
+ * blockers at the front of the list.
  *
  * A blocker story.  Window 2 at destination a, two deliveries in flight
  * there; job 1 has entries only for a, job 2 for b.  The walk marks job 1
  * a blocker (and queue a as blocking) and hands out job 2's entry: job 2
  * is now the current job.  When a delivery at a ends, its window has
- * room, so every blocker is released and the current job is the head
- * again: job 1 goes next.  Jobs may thus complete out of list order, but
- * for each destination the order stays FIFO (the document's "interesting
- * side note"), because all jobs waiting there are released together.
+ * room, so the jobs with entries waiting at a are released (job 1), and
+ * the next walk looks from the head again: job 1 goes next, and becomes
+ * the current job.  Jobs may thus complete out of list order, but for
+ * each destination the order stays FIFO (the document's "interesting side
+ * note"), because all jobs waiting there are released together.
  *
  * The preemption "stack" that blockers turn into a tree (preempt.c) does
  * not matter here: "the job preempting the current job is moved in front
@@ -57,21 +58,63 @@
  * the walk needs, and the relations only serve the slot accounting.
  *
  * Blocker marks are tags: a job or queue is marked when its tag equals its
- * transport's (odd) tag, and adding 2 to the transport's tag unmarks all
- * of them at once, in O(1), which is what a release needs (S-PRE-12).
+ * transport's (odd) tag; a released job's tag is cleared, and adding 2 to
+ * the transport's tag unmarks all of them at once, in O(1), which is what
+ * Postfix's release of every blocker needs (S-PFX-21).
  */
 #include <string.h>
 #include "sched_int.h"
 
-/* S-PRE-12: release every blocker of the transport and restart selection
- * at the head of the job list (jobs before the current job may have been
- * blockers and are eligible again).  `q` is only the destination named in
- * the `unblock` trace line. */
-void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
+/* S-PRE-12: release blockers because of destination q.  Document: "all
+ * jobs which have peers for that destination are unblocked at once"
+ * (R-13 blocker_release = pending: the blockers with a pending entry at
+ * q), and the current job stays the job selected last (R-14 current_job =
+ * last_selected); only the walk must go back far enough to reach them.
+ * S-PFX-21 (postfix profile: blocker_release = all, current_job =
+ * walk_start): every blocker of the transport is released (a tag bump)
+ * and selection restarts at the head, which becomes the current job. */
+void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 {
     qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
-    t->blocker_tag += 2;
-    t->job_current = t->jhead;
+    int released = 0;
+    qs_job *job;
+    qs_entry *e;
+    if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_ALL) {
+        t->blocker_tag += 2;
+        released = 1;
+    } else {
+        /* The blockers on the list whose peer at q has a pending entry.
+         * The job list, not q's pending entries, is walked: a bulk job may
+         * have thousands of entries at q, and each `done` there can
+         * release. */
+        for (job = t->jhead; job; job = job->lnext) {
+            qs_peer *p;
+            if (!QS_IS_BLOCKER(job))
+                continue;
+            p = qsi_peer_find(job, q);
+            if (p && p->ehead) {
+                job->blocker_tag = 0;
+                released = 1;
+            }
+        }
+        /* peer: also the blockers with a delivery in flight there (at
+         * most the window's worth; the one that just ended is no longer
+         * on the busy list) */
+        if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_PEER)
+            for (e = q->busy_head; e; e = e->qnext)
+                if (QS_IS_BLOCKER(e->peer->job)) {
+                    e->peer->job->blocker_tag = 0;
+                    released = 1;
+                }
+    }
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START) {
+        t->job_current = t->jhead;
+        t->job_walk = t->jhead;
+    } else if (released) {
+        /* A released job may sit anywhere before the walk's start: the
+         * next walk starts at the head and skips the blockers. */
+        t->job_walk = t->jhead;
+    }
     QSI_CK_XPORT(s, t);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
@@ -79,25 +122,25 @@ void qsi_blocker_release_all(qs_sched *s, qs_transport *t, qs_queue *q)
     qsi_emit(s, &r);
 }
 
-/* A queue that blocked jobs can take more: release every blocker of the
- * transport at once (the next selection re-marks those still blocked).
- * Called after every finished delivery (qs_done), after a revival and by
- * a dying queue in the postfix profile.
+/* A queue that blocked jobs can take more: release blockers (S-PRE-12;
+ * the next selection re-marks those still blocked).  Called after every
+ * finished delivery (qs_done), after a revival and by a dying queue in the
+ * postfix profile.
  * The document: "as soon as at least one of the peers of a blocker job
- * becomes unblocked ... the job's blocker status is removed", and all jobs
- * with peers there are unblocked at once, which keeps each destination's
- * jobs in FIFO order.  Releasing the transport's blockers wholesale is
- * simpler and has the same effect, since the walk marks again whatever is
- * still blocked.  A release needs the destination to have room and
- * something pending; the queue's own mark is dropped as soon as it has
- * room (or died), since it no longer blocks anyone. */
+ * becomes unblocked ... the job's blocker status is removed", and "all
+ * jobs which have peers for that destination are unblocked at once",
+ * which keeps each destination's jobs in FIFO order.  Which blockers that
+ * is, is reading R-13 (qsi_blocker_release).  A release needs the
+ * destination to have room and something pending; the queue's own mark is
+ * dropped as soon as it has room (or died), since it no longer blocks
+ * anyone. */
 void qsi_blocker_update(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     if (q->blocker_tag != t->blocker_tag)
         return;
     if (!q->dead && q->window > q->busy && q->todo > 0)
-        qsi_blocker_release_all(s, t, q);
+        qsi_blocker_release(s, t, q);
     if ((!q->dead && q->window > q->busy) || q->dead)
         q->blocker_tag = 0;
 }
@@ -226,41 +269,46 @@ static void job_count_selection(qs_job *job)
 }
 
 /*
- * S-PRE-2: the transport's job list in order from the current job.
+ * S-PRE-2: the transport's job list in order, from where selection starts.
  *
- *     job = current job (none: nothing to give)
- *     if k >= 2: job = try to preempt job            (preempt.c)
- *     for job, job.next, ...:
+ *     if k >= 2 and there is a current job: try to preempt it  (preempt.c)
+ *     for job = first job that may not be a blocker, its next, ...:
  *         blocker:                    skip
  *         a peer can be selected:     hand out its entry, counter += 1,
  *                                     current = job, retire job if done
  *         pending entries, no peer:   mark job (and its queues) blocker
  *         nothing pending:            stalled: retire
- *     nothing found: no current job
+ *     nothing found: every job is a blocker
  *
- * Jobs before the current job are not visited: they are blockers (the
- * walk passed them to reach the current job) or preempting children of
- * it that are blocked.  Every release of blockers, and every blocker that
- * receives new entries, puts the current job back at the head, so no
- * selectable job is ever left behind it.
+ * The walk is the document's "in the order of the transport's job list"
+ * from the head; job_walk only saves it the blockers at the front: every
+ * job before it is a blocker (checked by S-INV-2).  It is the current job
+ * when the current job was selected last and nothing was released in
+ * front of it since; a release, and a blocker that receives new entries,
+ * set it back to the head (select.c, jobs.c).  The current job - the one
+ * that may be preempted - is "the job whose entry was selected the last
+ * time" (R-14 current_job = last_selected); Postfix's current job is where
+ * the walk starts (walk_start, the postfix profile), and then the two
+ * pointers are one.
  */
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
 {
-    qs_job *job = t->job_current, *next;
+    qs_job *job, *next;
     qs_peer *p;
-    if (!job)
-        return 0;
+    if (!t->job_walk)
+        return 0; /* every job is a blocker */
     /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates).
      * With k = 1 every selected entry would earn a whole free slot, an
      * inflation bound of k/(k-1) = infinity; k = 0 is the documented way
-     * to switch preemption off. */
-    if (t->slot_cost >= 2)
-        job = qsi_job_preempt(s, job);
+     * to switch preemption off.  A preemption moves the preempting job in
+     * front of the current job and makes the walk start there. */
+    if (t->slot_cost >= 2 && t->job_current)
+        qsi_job_preempt(s, t->job_current);
     /* The successor is taken before the job is looked at: a stalled job
      * retires below, leaving the list, and the walk must go on from where
      * it was, not from a job no longer linked. */
-    for (; job; job = next) {
+    for (job = t->job_walk; job; job = next) {
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
             continue;
@@ -277,7 +325,10 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
              * closer to being a candidate. */
             if (job != t->cand_current)
                 QSI_CAND_RESET(t);
+            /* "The job whose entry was selected the last time is the so
+             * called current job"; the jobs the walk passed are blockers. */
             t->job_current = job;
+            t->job_walk = job;
             QSI_CK_XPORT(s, t);
             /* Done with this job for now: it leaves the job lists
              * (S-PRE-2).  A job whose message is not fully read
@@ -307,7 +358,12 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             qsi_job_retire(s, job);
         }
     }
-    t->job_current = NULL;
+    /* Every job is a blocker.  R-14: the job selected last stays the
+     * current job (last_selected); Postfix has no current job then
+     * (walk_start). */
+    t->job_walk = NULL;
+    if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
+        t->job_current = NULL;
     QSI_CK_XPORT(s, t);
     return 0;
 }
@@ -397,11 +453,22 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
         if (t && t->in_flight < t->process_limit &&
             (t->ready_queues > 0 || qsi_postfix(s)))
             found = transport_entry_select(s, t, out);
-    } else if (s->rr && qsi_postfix(s)) {
+    } else if (s->rr &&
+               QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE) {
+        /* R-2 transport_rr = rotate: Postfix's round robin (S-PFX-13,
+         * S-PFX-17), the postfix profile's default */
         found = round_robin_postfix(s, out);
     } else if (s->rr) {
         size_t i;
-        t = s->rr;
+        /* R-2 transport_rr: "starts at the transport after the one that
+         * gave the previous round-robin delivery": that transport's
+         * successor in the cycle now (last: a transport created since then
+         * comes next, the cycle being the creation order), or the
+         * successor it had at the delivery (next). */
+        if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST)
+            t = s->rr_last ? s->rr_last->rr_next : s->xhead;
+        else
+            t = s->rr;
         for (i = 0; i < s->ntransports; i++) {
             qs_transport *nt = t->rr_next;
             /* The round robin moves only when a transport delivers: the
@@ -409,6 +476,7 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
             if (t->in_flight < t->process_limit && t->ready_queues > 0 &&
                 transport_entry_select(s, t, out)) {
                 s->rr = nt;
+                s->rr_last = t;
                 found = 1;
                 break;
             }

@@ -144,12 +144,18 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
     const qs_message *m;
     if (buflen)
         buf[0] = 0;
-    /* the scheduler: clock, next handle, in core, round robin (the
-     * transport the next select starts from, S-PRE-14) */
+    /* the scheduler: clock, next handle, in core, round robin (S-PRE-14):
+     * the transport the next select starts from (readings transport_rr =
+     * next, rotate), or the one after which it starts (last: the document
+     * profile's; a transport created later changes where that is, so the
+     * transport itself is the state).  A state holds one reading, so one
+     * field serves. */
     sb_printf(&b, "T%lld H%lld C%lld R%s", (long long)s->now,
               (long long)s->next_handle, (long long)s->in_core,
-              s->rr ? s->rr->name : "-");
-    if (qsi_postfix(s) && s->rr) {
+              QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_LAST
+                  ? (s->rr_last ? s->rr_last->name : "-")
+                  : (s->rr ? s->rr->name : "-"));
+    if (QS_READING(s, QR_TRANSPORT_RR) == QRV_RR_ROTATE && s->rr) {
         /* S-PFX-13: the round-robin cycle is not the creation order: the
          * rest of it, after the transport where the next select starts */
         for (t = s->rr->rr_next; t != s->rr; t = t->rr_next)

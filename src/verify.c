@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "events.h"
+#include "reading_search.h"
 #include "trace.h"
 #include "verify.h"
 
@@ -45,6 +46,8 @@ typedef struct collect {
     tline *v;
     size_t n, cap;
     qs_stream *st;
+    char *const *declared;  /* --reading NAME=VALUE: readings qsched runs */
+    size_t ndeclared;       /* with (spec/readings.md) */
 } collect;
 
 /* verify is a tool, not the core: out of memory ends it with status 2. */
@@ -86,7 +89,9 @@ static void collect_free(collect *c)
     for (i = 0; i < c->n; i++)
         free(c->v[i].text);
     free(c->v);
-    memset(c, 0, sizeof *c);
+    c->v = NULL;
+    c->n = c->cap = 0;
+    c->st = NULL;
 }
 
 /* Runs the stream (up to, not including, line stop_before if > 0).
@@ -111,6 +116,21 @@ static int run_collect(const char *path, collect *c, long stop_before,
     c->st = qs_stream_new(path, collect_sink, c);
     if (!c->st)
         oom();
+    {
+        size_t i;
+        for (i = 0; i < c->ndeclared; i++) {
+            char param[128];
+            const char *word;
+            if (qs_reading_parse(c->declared[i], param, sizeof param,
+                                 &word) < 0 ||
+                qs_stream_force_param(c->st, param, word, why, whylen)) {
+                fclose(in);
+                qs_stream_free(c->st);
+                c->st = NULL;
+                return 2;
+            }
+        }
+    }
     while ((n = getline(&line, &cap, in)) >= 0) {
         size_t len = (size_t)n;
         if (stop_before > 0 && qs_stream_lineno(c->st) + 1 >= stop_before)
@@ -299,6 +319,8 @@ static void report(const char *events, const char *trace_name,
     if (ev > 0) {
         collect before = {0};
         qs_stream *st = NULL;
+        before.declared = mine->declared;
+        before.ndeclared = mine->ndeclared;
         long bl;
         char why[512];
         if (run_collect(events, &before, ev, &st, &bl, why, sizeof why) == 0
@@ -327,37 +349,130 @@ static void report(const char *events, const char *trace_name,
     free(evtext);
 }
 
-/* `qsched verify EVENTS TRACE`: replay EVENTS, then walk TRACE and
- * qsched's default-level lines side by side (trailing blanks and CR
- * ignored) until one differs or both end.  Exit 0 equal, 1 divergence
- * (reported on stdout), 2 bad input. */
+/* The whole of a trace file (or stdin), for --readings, which needs it
+ * twice: for the report and for the search.  NULL if it cannot be read. */
+static char *slurp(FILE *f, size_t *len)
+{
+    char *b = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (cap - n < 65536) {
+            char *nb = realloc(b, cap ? 2 * cap : 65536);
+            if (!nb)
+                oom();
+            b = nb;
+            cap = cap ? 2 * cap : 65536;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    if (ferror(f)) {
+        free(b);
+        return NULL;
+    }
+    *len = n;
+    return b;
+}
+
+/* The default-level lines of a trace text, in order (--readings). */
+static char **trace_lines(const char *text, size_t len, size_t *count)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0, i = 0;
+    while (i < len) {
+        size_t j = i, e;
+        while (j < len && text[j] != '\n')
+            j++;
+        e = j;
+        while (e > i && (text[e - 1] == '\r' || text[e - 1] == ' ' ||
+                         text[e - 1] == '\t'))
+            e--;
+        {
+            char *l = malloc(e - i + 1);
+            if (!l)
+                oom();
+            memcpy(l, text + i, e - i);
+            l[e - i] = 0;
+            if (trace_line_counts(l)) {
+                if (n == cap) {
+                    char **nv = realloc(v, (cap ? 2 * cap : 64) * sizeof *nv);
+                    if (!nv)
+                        oom();
+                    v = nv;
+                    cap = cap ? 2 * cap : 64;
+                }
+                v[n++] = l;
+            } else {
+                free(l);
+            }
+        }
+        i = j + 1;
+    }
+    *count = n;
+    return v;
+}
+
+/* `qsched verify [--readings] EVENTS TRACE`: replay EVENTS, then walk
+ * TRACE and qsched's default-level lines side by side (trailing blanks and
+ * CR ignored) until one differs or both end.  With --readings, a
+ * divergence is followed by the named readings (spec/readings.md) under
+ * which qsched prints TRACE, if some single reading, pair or triple does
+ * (reading_search.c).  Exit 0 equal, 1 divergence (reported on stdout), 2
+ * bad input. */
 int qs_verify_main(int argc, char **argv)
 {
     collect mine = {0};
     FILE *tf;
-    char *line = NULL, why[512];
-    size_t cap = 0, k = 0, index = 0;
+    char *line = NULL, why[512], *text = NULL;
+    size_t cap = 0, k = 0, index = 0, text_len = 0;
     ssize_t n;
     long got_no = 0, bad_line = 0;
     const char *trace_name;
-    int result = 0;
+    int result = 0, readings = 0;
+    char *declared[64];
+    size_t ndeclared = 0;
 
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
                       strcmp(argv[1], "-h") == 0)) {
-        puts("usage: qsched verify EVENTS TRACE\n"
+        puts("usage: qsched verify [--readings] [--reading NAME=VALUE]... "
+             "EVENTS TRACE\n"
              "Compares TRACE (another implementation's output for EVENTS; "
              "- for stdin)\nwith qsched's default-level trace.  Exit 0 "
              "equal, 1 different (first\ndivergence reported on stdout), "
-             "2 bad input.");
+             "2 bad input.\n--readings: after a divergence, also name the "
+             "readings of the document\n(spec/readings.md, qsched -d) "
+             "under which qsched prints TRACE: single\nreadings, pairs, "
+             "triples.\n--reading NAME=VALUE: the readings TRACE follows "
+             "(declared by its\nimplementation): qsched runs with them.");
         return 0;
     }
+    while (argc > 1 && (strcmp(argv[1], "--readings") == 0 ||
+                        strcmp(argv[1], "--reading") == 0)) {
+        if (strcmp(argv[1], "--readings") == 0) {
+            readings = 1;
+            argc--;
+            argv++;
+            continue;
+        }
+        if (argc < 3 || ndeclared == sizeof declared / sizeof declared[0])
+            break;
+        declared[ndeclared++] = argv[2];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc != 3) {
-        fputs("usage: qsched verify EVENTS TRACE\n", stderr);
+        fputs("usage: qsched verify [--readings] [--reading NAME=VALUE]... "
+              "EVENTS TRACE\n", stderr);
         return 2;
     }
+    mine.declared = declared;
+    mine.ndeclared = ndeclared;
     why[0] = 0;
-    if (run_collect(argv[1], &mine, 0, NULL, &bad_line, why, sizeof why))
+    if (run_collect(argv[1], &mine, 0, NULL, &bad_line, why, sizeof why)) {
+        if (why[0])
+            fprintf(stderr, "qsched verify: %s\n", why);
         return 2;
+    }
     if (strcmp(argv[2], "-") == 0) {
         tf = stdin;
         trace_name = "stdin";
@@ -369,6 +484,21 @@ int qs_verify_main(int argc, char **argv)
         fprintf(stderr, "qsched verify: cannot open %s\n", argv[2]);
         collect_free(&mine);
         return 2;
+    }
+    if (readings) {
+        /* read it all: the search needs it after the report */
+        text = slurp(tf, &text_len);
+        if (tf != stdin)
+            fclose(tf);
+        if (!text) {
+            fprintf(stderr, "qsched verify: cannot read %s\n", argv[2]);
+            collect_free(&mine);
+            return 2;
+        }
+        tf = text_len ? fmemopen(text, text_len, "r") : fopen("/dev/null",
+                                                              "r");
+        if (!tf)
+            oom();
     }
     for (;;) {
         const char *got = NULL;
@@ -413,5 +543,17 @@ int qs_verify_main(int argc, char **argv)
     if (tf != stdin)
         fclose(tf);
     collect_free(&mine);
+    if (result == 1 && readings) {
+        size_t nl = 0, i;
+        char **lines = trace_lines(text, text_len, &nl);
+        fflush(stdout);
+        if (qs_reading_search(argv[1], declared, ndeclared, lines, nl,
+                              stdout, "  ") < 0)
+            result = 2;
+        for (i = 0; i < nl; i++)
+            free(lines[i]);
+        free(lines);
+    }
+    free(text);
     return result;
 }

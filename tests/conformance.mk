@@ -6,19 +6,26 @@
 # conformance suite alone.
 #
 #   make conformance [IMPL="any command"] [CONFORMANCE_FLAGS="--tap ..."]
+#                    [READINGS="NAME=VALUE ..."]
 #       `qsched conformance` (src/conformance.c, the one runner; also
 #       installed) runs IMPL on every vector (stream on stdin, trace on
 #       stdout); default IMPL is $(BUILD)/qsched.  Prints PASS/FAIL per
-#       vector, the first divergence of each failure, the rules whose
-#       vectors failed, and "N passed, N failed"; fails if anything failed.
+#       vector, the first divergence of each failure with the named readings
+#       that explain it, the rules whose vectors failed, and "N passed, N
+#       failed"; fails if anything failed.
 #       CONFORMANCE_FLAGS passes more options: --tap, --junit FILE,
 #       --profile P, --input path, -q (docs/implementers.md).
+#       READINGS: the readings IMPL follows (spec/readings.md, qsched -d);
+#       a trace equal to qsched's under them passes.
 #   make coverage
 #       builds the core with gcov into build/coverage, runs the suite alone
 #       (qsched with --stats, so that the statistics accessors run too; the
 #       extra lines do not count in the comparison; and with
 #       --check-invariants, so that the core's notes for the incremental
-#       checker are taken too), prints gcovr's summary
+#       checker are taken too), then the golden twins of the named
+#       readings (tests/golden/rd-*: the only streams that switch a reading
+#       of spec/readings.md, which no implementation's suite contains) and
+#       the malformed streams tests/errors/reading-*, prints gcovr's summary
 #       of the core, and gates with tests/conformance/tools/coverage.py:
 #       fails below COVERAGE_MIN (95) percent of lines or branches, leaving
 #       out the code listed with its reason in
@@ -42,7 +49,7 @@ COVERAGE_FILTER := $(subst $(eval) ,|,$(patsubst src/%.c,%,$(COVERAGE_CORE)))
 CONFORMANCE_FLAGS ?=
 conformance: $(BUILD)/qsched
 	@$(BUILD)/qsched conformance --suite tests/conformance --impl "$(IMPL)" \
-	  $(CONFORMANCE_FLAGS)
+	  $(if $(READINGS),--readings "$(READINGS)") $(CONFORMANCE_FLAGS)
 
 # The coverage build compiles a snapshot of the sources (Makefile and src/)
 # in $(COVERAGE_TREE), so that gcov reads the very text it measured even
@@ -58,6 +65,15 @@ coverage: $(BUILD)/qsched
 	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build OPT="-O0 -g --coverage" build/qsched
 	@QSCHED=$(abspath $(BUILD)/qsched) sh tests/conformance/run.sh \
 	  -q "$(COVERAGE_QSCHED) --stats --check-invariants"
+	@echo "== the named readings: the rd goldens, -d, verify --readings"
+	@for f in tests/golden/rd-*.events; do \
+	  $(COVERAGE_QSCHED) --stats --check-invariants \
+	    $$(sed -n '1s/^# args: *//p' $$f) $$f >/dev/null || exit 1; done
+	@for f in tests/errors/reading-*.events; do \
+	  $(COVERAGE_QSCHED) $$f >/dev/null 2>&1; [ $$? -eq 2 ] || exit 1; done
+	@$(COVERAGE_QSCHED) -d >/dev/null
+	@$(COVERAGE_QSCHED) verify --readings tests/golden/rd-idle-window-discard.events \
+	  tests/golden/rd-idle-window-keep.expected >/dev/null; [ $$? -eq 1 ]
 	@# gcovr -o writes its report by replacing the file: never point it at
 	@# /dev/null (as root that turns the device into a regular file).
 	@echo "== gcovr: the core ($(COVERAGE_CORE)), all code"

@@ -497,9 +497,12 @@ md("""
 Destination windows get in the way. If none of a job's destinations can
 take another delivery, the job is a **blocker**. The scheduler skips it, and
 it is not a candidate either (S-PRE-11). When a destination that blocked
-jobs can take a delivery again, all blockers of the transport are released
-at once and selection restarts at the head of the list (S-PRE-12). "The
-jobs may be completed in arbitrary order."
+jobs can take a delivery again, "all jobs which have peers for that
+destination are unblocked at once" (S-PRE-12): the blockers with an entry
+waiting there. The current job stays the job selected last, but selection
+looks at the list from the head again, so a released job in front is served
+first. (Postfix releases every blocker and makes the head the current job:
+S-PFX-21.) "The jobs may be completed in arbitrary order."
 
 To block a job on purpose, give every destination a window of 1 and keep one
 delivery to it in flight. With a destination recipient limit of 1 each
@@ -553,10 +556,11 @@ Reading the explain lines from the top:
   blocker too. The scheduler goes on with M1 and **completes it** (M1's
   `retire`). M4's parent is now gone, so M4 is an *orphan* at level 1, and
   M7 stays M4's child at level 2 (S-PRE-10).
-* `done D1 ok` frees `slow@x`: **unblock**, selection restarts at the head of
-  the list, and M7 is delivered. Its pop refunds M4, exactly one level up.
-* M4 is still blocked (marked again). **M2** is the next job, and it
-  completes.
+* `done D1 ok` frees `slow@x`: **unblock** releases M7, whose entry waits
+  there. Selection looks from the head, and M7 is delivered. Its pop
+  refunds M4, exactly one level up.
+* M4 waits for `slow2@x` and stays a blocker. **M2** is the next job, and
+  it completes.
 * `done D2 ok` frees `slow2@x`: M4 is released and completes. It pops with
   `parent=-` because its parent is gone.
 

@@ -168,7 +168,31 @@ static int test_fires(const monitor *m, long long counter, long long needed)
  * The scheduler's job list, its current job and each job's peer list are
  * kept here from the document's rules alone; the core's are only compared
  * with them (after every event) and its decisions checked against them
- * (during every select).  Nothing below reads the core's order. */
+ * (during every select).  Nothing below reads the core's order.
+ * The two readings of the current job (spec/readings.md) are modelled per
+ * profile, each as its profile's default:
+ *   document  R-13 blocker_release = pending, R-14 current_job =
+ *             last_selected: a freed destination releases the blockers
+ *             with a pending entry there; the current job is "the job
+ *             whose entry was selected the last time" (it changes only
+ *             with a selection, a preemption's child being selected, or
+ *             when it leaves, R-7); selection walks the job list "in the
+ *             order of the transport's job list" from its head, past the
+ *             blockers (S-PRE-2).
+ *   postfix   S-PFX-21 (blocker_release = all, current_job = walk_start):
+ *             every blocker released at once; the current job is where
+ *             the walk starts (the head after a release). */
+
+/* R-14: the current job is where the walk starts (Postfix). */
+static int walk_start(const monitor *m)
+{
+    return m->profile == QS_PROFILE_POSTFIX;
+}
+
+static int list_head(const monitor *m)
+{
+    return m->nlist > 0 ? m->list[0] : -1;
+}
 
 static int list_pos(const monitor *m, int ji)
 {
@@ -218,7 +242,9 @@ static void shadow_link(monitor *m, int ji)
             cur_behind = 1;
     }
     list_insert(m, p + 1, ji);
-    if (cur_behind)
+    /* R-14: under last_selected the current job stays the job selected
+     * last (the walk from the head reaches the new job anyway) */
+    if (cur_behind && walk_start(m))
         m->cur = ji;
 }
 
@@ -308,16 +334,27 @@ static int walk_skip(const monitor *m, int w)
     return w;
 }
 
-/* S-PRE-12: every blocker of the transport released at once; the next
- * selection starts from the head of the list again. */
-static void shadow_release(monitor *m)
+/* S-PRE-12 released by destination d.  Postfix (S-PFX-21): every
+ * blocker of the transport released at once (every queue's tag with
+ * them); the next selection starts from the head, which becomes the
+ * current job.  Document (R-13 pending): "all jobs which have peers for
+ * that destination are unblocked at once": the blockers with an entry
+ * waiting at d; no other queue's tag changes (d's own is dropped by the
+ * blocker update, tag_update), and the current job stays (R-14). */
+static void shadow_release(monitor *m, int d)
 {
     int i;
+    if (!walk_start(m)) {
+        for (i = 0; d >= 0 && i < m->nmsg; i++)
+            if (m->job[i].blocker && m->job[i].todo[d] > 0)
+                m->job[i].blocker = 0;
+        return;
+    }
     for (i = 0; i < m->nmsg; i++)
         m->job[i].blocker = 0;
     for (i = 0; i < BMC_NDEST; i++)
         m->qblock[i] = 0;
-    m->cur = m->nlist > 0 ? m->list[0] : -1;
+    m->cur = list_head(m);
 }
 
 /* Would a blocker update of destination d release the blockers now? */
@@ -477,11 +514,19 @@ void mon_before_select(monitor *m)
         }
     }
     /* S-PRE-14: the transport is served when a destination is ready (the
-     * process limit, 100, is never reached here); the walk starts at the
-     * shadow's current job. */
-    m->sel_active = ready && m->cur >= 0;
-    m->walk = m->sel_active ? m->cur : -1;
-    if (!m->live || x->k < 2 || !m->sel_active)
+     * process limit, 100, is never reached here).  Postfix: the walk
+     * starts at the shadow's current job.  Document (R-14 last_selected):
+     * it goes from the head of the list past the blockers, and walks at
+     * all only when that reaches a job; a preemption needs a current job
+     * as well. */
+    if (walk_start(m)) {
+        m->sel_active = ready && m->cur >= 0;
+        m->walk = m->sel_active ? m->cur : -1;
+    } else {
+        m->sel_active = ready && walk_skip(m, list_head(m)) >= 0;
+        m->walk = m->sel_active ? list_head(m) : -1;
+    }
+    if (!m->live || x->k < 2 || !m->sel_active || m->cur < 0)
         return;
     ci = m->cur;
     cj = &m->job[ci];
@@ -742,8 +787,11 @@ static void on_preempt(monitor *m, const qs_trace *r, int fired)
     xj->used = -needed;
     xj->parent = xj->orig_parent = ci;
     xj->level = cj->level + 1;
-    /* S-PRE-8: the candidate moves in front of the current job and becomes
-     * the current job; the walk starts there. */
+    /* S-PRE-8: the candidate moves in front of the current job.  Postfix
+     * (walk_start): it becomes the current job and the walk starts there.
+     * Document (R-14 last_selected): it becomes current when its entry is
+     * selected; the walk still goes from the head past the blockers (which
+     * reaches it first unless a job in front was released). */
     if (m->cur != ci)
         mon_flag(m, P_ORDER, "%s preempted, but the current job is %s%d",
                  r->msg, m->cur >= 0 ? "M" : "none", m->cur + 1);
@@ -752,8 +800,12 @@ static void on_preempt(monitor *m, const qs_trace *r, int fired)
         int cp = list_pos(m, ci);
         list_insert(m, cp >= 0 ? cp : 0, xi);
     }
-    m->cur = xi;
-    m->walk = xi;
+    if (walk_start(m)) {
+        m->cur = xi;
+        m->walk = xi;
+    } else {
+        m->walk = list_head(m);
+    }
     check_bounds(m, ci);
     if (m->stats) {
         m->stats->preemptions++;
@@ -940,9 +992,11 @@ static void on_read(monitor *m, const qs_trace *r)
         }
         if (!live_any && j->blocker) {
             /* a blocker that gets new entries is a blocker no more, and
-             * the next selection starts from the head of the list */
+             * the next selection starts from the head of the list (which
+             * becomes the current job only under R-14 walk_start) */
             j->blocker = 0;
-            m->cur = m->nlist > 0 ? m->list[0] : -1;
+            if (walk_start(m))
+                m->cur = list_head(m);
         }
         j->todo[d]++;
         q->todo++;
@@ -1042,7 +1096,7 @@ void mon_sink(void *ctx, const qs_trace *r)
                      r->dest ? r->dest : "-",
                      d >= 0 && m->qblock[d] ? "cannot take a delivery" :
                                               "caused no blocker");
-        shadow_release(m);
+        shadow_release(m, d);
         m->unblocked = 1;
         break;
     case QS_T_RETIRE:
@@ -1076,7 +1130,10 @@ void mon_sink(void *ctx, const qs_trace *r)
             if (w >= 0 && !m->delivered)
                 mon_flag(m, P_ORDER, "idle, but the walk reaches M%d, which "
                          "is no blocker", w + 1);
-            m->cur = -1;
+            /* R-14: Postfix has no current job when the walk finds
+             * nothing; the document's stays the job selected last */
+            if (walk_start(m))
+                m->cur = -1;
         }
         break;
     case QS_T_READ:

@@ -95,6 +95,13 @@ for path in streams:
         d = json.loads(p.stdout)
         nstreams += 1
         postfix = d['profile'] == 'postfix'
+        # named readings (spec/readings.md) a stream may set: the busy count
+        # of the safety rule (R-17; postfix default: S-PFX-6) and a success
+        # on a dead destination (R-15; postfix default: S-PFX-8)
+        fb_before = param(src, 'qsched_reading_feedback_busy',
+                          'before' if postfix else 'after') == 'before'
+        revives = param(src, 'qsched_reading_dead_success',
+                        'revives' if postfix else 'ignored') == 'revives'
         backoff = seconds(param(src, 'minimal_backoff_time', '300s'))
         recs = d['recText'].split('\n') if d['recLevel'] else []
         evs = d['evText'].split('\n') if d['events'] else []
@@ -125,7 +132,7 @@ for path in streams:
                     win, b, init = int(m.group(3)), int(m.group(4)), int(m.group(5))
                     explained += 1
                     if dest != done_dest: bad(tag, f'{where}: not the destination of the done')
-                    want_busy = busy.get(dest, 0) - (0 if postfix else 1)
+                    want_busy = busy.get(dest, 0) - (0 if fb_before else 1)
                     if b != want_busy: bad(tag, f'{where}: busy {b}, deliveries in flight {want_busy}')
                     if postfix != (m.group(6) is not None): bad(tag, f'{where}: limit shown iff postfix')
                     lim = int(m.group(7) or 0)
@@ -200,7 +207,7 @@ for path in streams:
                     now = d['evTime'][e]
                     if prev == f'backoff {w[1]} revive time {dead_until.get(w[1])} <= now {now}: backoff over':
                         if not (dead_until[w[1]] <= now and ev[0] == 'at'): bad(tag, f'{where}: revived early')
-                    elif not (postfix and prev == f'backoff {w[1]} success while dead: revives now ({now}), not at {dead_until.get(w[1])}'):
+                    elif not (revives and prev == f'backoff {w[1]} success while dead: revives now ({now}), not at {dead_until.get(w[1])}'):
                         bad(tag, f'{where}: not preceded by its backoff line (prev: {prev})')
                     dead_until.pop(w[1], None)
                 elif w[0] == 'backoff' and 'while dead' in l:
@@ -208,7 +215,7 @@ for path in streams:
                     explained += 1
                     if dest not in dead_until: bad(tag, f'{where}: destination not dead')
                     okd = ev[2] in ('ok', 'defer')
-                    if okd and not postfix and l != f'backoff {dest} success while dead: ignored, revives at {dead_until.get(dest)}':
+                    if okd and not revives and l != f'backoff {dest} success while dead: ignored, revives at {dead_until.get(dest)}':
                         bad(tag, f'{where}: want the document profile to ignore it')
                     if not okd and l != f'backoff {dest} failure while dead: no feedback, revives at {dead_until.get(dest)}':
                         bad(tag, f'{where}: want no feedback')

@@ -446,11 +446,28 @@ static void test_stack_picture(void)
     h_free(h);
 }
 
+/* The same, with Postfix's readings of S-PRE-12 (R-13 blocker_release =
+ * all, R-14 current_job = walk_start: S-PFX-21). */
+static const char *const picture_params_postfix_release[] = {
+    "default_delivery_slot_cost", "2",
+    "default_delivery_slot_discount", "0",
+    "default_delivery_slot_loan", "0",
+    "default_minimum_delivery_slots", "1",
+    "smtp_destination_recipient_limit", "1",
+    "initial_destination_concurrency", "1",
+    "smtp_destination_concurrency_limit", "1",
+    "qsched_reading_blocker_release", "all",
+    "qsched_reading_current_job", "walk_start",
+    NULL};
+
 /* The stream of tests/golden/pre-blocker-story-b.events: 7 and 4 blocked,
- * 1 completes, 7 unblocked and completed, 2 completed, 4 last. */
-static void test_blocker_story(void)
+ * 1 completes, 7 unblocked and completed, 2 completed, 4 last.  With
+ * postfix_release, the S-PRE-12 step as Postfix does it (S-PFX-21). */
+static void test_blocker_story(int postfix_release)
 {
-    harness *h = h_new(QS_PROFILE_DOCUMENT, picture_params);
+    harness *h = h_new(QS_PROFILE_DOCUMENT,
+                       postfix_release ? picture_params_postfix_release
+                                       : picture_params);
     char list[512], seq[128];
     int i;
     h_arrive(h, "M1", "smtp:x@x.example smtp:y@y.example smtp:m1.example*6");
@@ -471,10 +488,18 @@ static void test_blocker_story(void)
     h_joblist(h, "smtp", list, sizeof list);
     CHECK_EQ_STR("S-PRE-10 story: 1 completed, 4 orphaned", list,
                  "M7:2:B:P M4:1:B *M2:0 M3:0");
-    h_done(h, h->dhandle[0], QS_DONE_OK); /* x free: all released */
+    h_done(h, h->dhandle[0], QS_DONE_OK); /* x free */
     h_joblist(h, "smtp", list, sizeof list);
-    CHECK_EQ_STR("S-PRE-12 story: x free, blockers released", list,
-                 "*M7:2:P M4:1 M2:0 M3:0");
+    if (postfix_release)
+        /* every blocker released; the head is the current job */
+        CHECK_EQ_STR("S-PFX-21 story: x free, all blockers released", list,
+                     "*M7:2:P M4:1 M2:0 M3:0");
+    else
+        /* "all jobs which have peers for that destination are unblocked":
+         * 7 (its entry is for x); 4 waits for y and stays a blocker; 2,
+         * selected last, stays the current job */
+        CHECK_EQ_STR("S-PRE-12 story: x free, 7 released", list,
+                     "M7:2:P M4:1:B *M2:0 M3:0");
     for (i = 11; i <= 16; i++)
         h_step(h, NULL);
     h_done(h, h->dhandle[1], QS_DONE_OK); /* y free */
@@ -699,7 +724,8 @@ int main(void)
     test_charge_refund();
     test_doc_sequences();
     test_stack_picture();
-    test_blocker_story();
+    test_blocker_story(0);
+    test_blocker_story(1);
     test_parent_not_candidate();
     test_score_since_enqueue();
     test_inflation_bound();

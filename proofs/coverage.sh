@@ -24,17 +24,7 @@ functions() {
 # contracted FILE...: the functions with an ACSL contract right before
 # their definition or prototype (the same reading as proofs/run.sh)
 contracted() {
-    awk '
-        /^\/\*@/ { spec = 1 }
-        spec { if ($0 ~ /\*\/[ \t]*$/) { spec = 0; after = 1 } next }
-        after && /^[ \t]*$/ { next }
-        after {
-            after = 0
-            if ($0 ~ /^(\/\*|#|\/\/)/) next
-            line = $0
-            if (match(line, /[A-Za-z_][A-Za-z0-9_]*\(/))
-                print substr(line, RSTART, RLENGTH - 1)
-        }' "$@"
+    awk -f proofs/contracted.awk "$@"
 }
 echo "| file | function | contract | proved goals | mutants (proofs/mutants/) | run-time checked |"
 echo "|---|---|---|---|---|---|"

@@ -93,17 +93,7 @@ grep -q '^name = "CVC5"' "$WHY3CONFIG" || {
 # src/X.c).  Every one of them is proved: a contract cannot be added
 # without a proof.
 contracted() {
-    awk '
-        /^\/\*@/ { spec = 1 }
-        spec { if ($0 ~ /\*\/[ \t]*$/) { spec = 0; after = 1 } next }
-        after && /^[ \t]*$/ { next }
-        after {
-            after = 0
-            if ($0 ~ /^(\/\*|#|\/\/)/) next
-            line = $0
-            if (match(line, /[A-Za-z_][A-Za-z0-9_]*\(/))
-                print substr(line, RSTART, RLENGTH - 1)
-        }' "$1"
+    awk -f proofs/contracted.awk "$1"
 }
 list() { tr '\n' ',' | sed 's/,$//'; }
 

@@ -192,9 +192,50 @@ int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
  * What breaks otherwise: a job on one list only is scheduled but never
  * given recipient slots, or the reverse (S-MEM-5 walks the by-time list);
  * wrong levels make the refund of S-PRE-9 go to the wrong job. */
+/* S-PRE-8..S-PRE-10, one job's place in the preemption stack: a level-0
+ * job has no parent and a child is deeper than its parent (an orphan,
+ * S-PRE-10, may keep a level > 0 without one); exactly one level below
+ * the job it preempted while that job is still its parent (S-PRE-9's
+ * refund test relies on it); parent and children point at each other.
+ * Shared by the whole-state check here and the incremental one
+ * (check_changes.c), so each invariant is stated once. */
+int qsi_check_job_stack(const qs_transport *t, const qs_job *j, char *err,
+                        size_t errlen)
+{
+    const qs_job *c;
+    CHECK((j->stack_level == 0) == (j->parent == NULL) ||
+          (j->parent == NULL && j->stack_level > 0),
+          "transport %s: job %s level %d with%s parent", t->name,
+          j->message->id, j->stack_level, j->parent ? "" : "out");
+    if (j->parent) {
+        /* S-PRE-8/S-PRE-10: one level deeper than the job it
+         * preempted; adopted children keep their (deeper) level. */
+        CHECK(j->stack_level > j->parent->stack_level &&
+              j->parent->stack_level >= 0,
+              "transport %s: job %s level %d not below parent %s level "
+              "%d", t->name, j->message->id, j->stack_level,
+              j->parent->message->id, j->parent->stack_level);
+        /* ...and exactly one level deeper while its parent is still
+         * the job it preempted (S-PRE-9's refund test relies on it). */
+        CHECK(j->parent->serial != j->preempted_serial ||
+              j->stack_level == j->parent->stack_level + 1,
+              "transport %s: job %s level %d under the job it preempted "
+              "(%s, level %d)", t->name, j->message->id, j->stack_level,
+              j->parent->message->id, j->parent->stack_level);
+        for (c = j->parent->child_head; c && c != j; c = c->snext)
+            ;
+        CHECK(c == j, "transport %s: job %s missing from its parent's "
+              "children", t->name, j->message->id);
+    }
+    for (c = j->child_head; c; c = c->snext)
+        CHECK(c->parent == j, "transport %s: child %s of %s points "
+              "elsewhere", t->name, c->message->id, j->message->id);
+    return 0;
+}
+
 static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
 {
-    const qs_job *j, *c;
+    const qs_job *j;
     int64_t nl = 0, nt = 0;
     int current_seen = t->job_current == NULL;
     int walk_seen = 0;
@@ -219,33 +260,9 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
               "transport %s: broken scheduler list", t->name);
         if (j == t->job_current)
             current_seen = 1;
-        CHECK((j->stack_level == 0) == (j->parent == NULL) ||
-              (j->parent == NULL && j->stack_level > 0),
-              "transport %s: job %s level %d with%s parent", t->name,
-              j->message->id, j->stack_level, j->parent ? "" : "out");
-        if (j->parent) {
-            /* S-PRE-8/S-PRE-10: one level deeper than the job it
-             * preempted; adopted children keep their (deeper) level. */
-            CHECK(j->stack_level > j->parent->stack_level &&
-                  j->parent->stack_level >= 0,
-                  "transport %s: job %s level %d not below parent %s level "
-                  "%d", t->name, j->message->id, j->stack_level,
-                  j->parent->message->id, j->parent->stack_level);
-            /* ...and exactly one level deeper while its parent is still
-             * the job it preempted (S-PRE-9's refund test relies on it). */
-            CHECK(j->parent->serial != j->preempted_serial ||
-                  j->stack_level == j->parent->stack_level + 1,
-                  "transport %s: job %s level %d under the job it preempted "
-                  "(%s, level %d)", t->name, j->message->id, j->stack_level,
-                  j->parent->message->id, j->parent->stack_level);
-            for (c = j->parent->child_head; c && c != j; c = c->snext)
-                ;
-            CHECK(c == j, "transport %s: job %s missing from its parent's "
-                  "children", t->name, j->message->id);
-        }
-        for (c = j->child_head; c; c = c->snext)
-            CHECK(c->parent == j, "transport %s: child %s of %s points "
-                  "elsewhere", t->name, c->message->id, j->message->id);
+        /* S-PRE-8..10: its stack level, parent and children */
+        if (qsi_check_job_stack(t, j, err, errlen) < 0)
+            return -1;
         nl++;
     }
     /* A current job off the list would start the selection walk from a

@@ -347,7 +347,6 @@ static int ck_message(qs_sched *s, qs_message *m, char *err, size_t errlen)
 static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
 {
     qs_transport *t = j->transport;
-    const qs_job *c;
     int listed = j->stack_level >= 0;
     (void)s;
     t->ck_njobs += listed - j->ck_listed;
@@ -386,34 +385,8 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
            j->message->queued_time <= j->tnext->message->queued_time),
           "transport %s: by-time list out of order at %s", t->name,
           j->message->id);
-    /* stack levels: a level-0 job has no parent, a child is deeper than
-     * its parent; an orphan (S-PRE-10) may keep a level > 0 without one */
-    CHECK((j->stack_level == 0) == (j->parent == NULL) ||
-          (j->parent == NULL && j->stack_level > 0),
-          "transport %s: job %s level %d with%s parent", t->name,
-          j->message->id, j->stack_level, j->parent ? "" : "out");
-    if (j->parent) {
-        CHECK(j->stack_level > j->parent->stack_level &&
-              j->parent->stack_level >= 0,
-              "transport %s: job %s level %d not below parent %s level %d",
-              t->name, j->message->id, j->stack_level,
-              j->parent->message->id, j->parent->stack_level);
-        /* S-PRE-8/S-PRE-9: under the job it preempted, exactly one level
-         * down, or the pop would credit the wrong counter */
-        CHECK(j->parent->serial != j->preempted_serial ||
-              j->stack_level == j->parent->stack_level + 1,
-              "transport %s: job %s level %d under the job it preempted "
-              "(%s, level %d)", t->name, j->message->id, j->stack_level,
-              j->parent->message->id, j->parent->stack_level);
-        for (c = j->parent->child_head; c && c != j; c = c->snext)
-            ;
-        CHECK(c == j, "transport %s: job %s missing from its parent's "
-              "children", t->name, j->message->id);
-    }
-    for (c = j->child_head; c; c = c->snext)
-        CHECK(c->parent == j, "transport %s: child %s of %s points "
-              "elsewhere", t->name, c->message->id, j->message->id);
-    return 0;
+    /* S-PRE-8..10: stack level, parent and children (check.c) */
+    return qsi_check_job_stack(t, j, err, errlen);
 }
 
 /* The transport's counters against the sums of its touched-and-untouched

@@ -492,6 +492,8 @@ qs_job *qsi_candidate_scan_read(const qs_sched *s, qs_job *current,
  * (S-INV-3, S-INV-6), a message's jobs, peers and entries (S-INV-4,
  * S-INV-5). */
 int qsi_check_fail(char *err, size_t errlen, const char *fmt, ...);
+int qsi_check_job_stack(const qs_transport *t, const qs_job *j, char *err,
+                        size_t errlen);
 int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
                            const qs_queue *q, char *err, size_t errlen);
 int qsi_check_message(const qs_sched *s, const qs_message *m,

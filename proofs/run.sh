@@ -456,7 +456,7 @@ if [ "$mode" = replay ] || [ "$mode" = check ]; then
     keyed=$(grep -l ' replayed-by-key ' "$out"/replay/*.status 2>/dev/null | wc -l | tr -d ' ')
     echo "proofs: $keyed of $(wc -l <"$out/runs" | tr -d ' ') runs replayed by key (inputs unchanged since make proofs-cache)"
     if ls "$out"/replay/*.stale >/dev/null 2>&1; then
-        echo "note: goals regenerated (inputs changed since make proofs-cache) for:" $(cat "$out"/replay/*.stale)
+        echo "note: goals regenerated (inputs changed since make proofs-cache) for: $(cat "$out"/replay/*.stale | tr '\n' ' ')"
         echo "note: \`make proofs-cache\` records their keys again (fast replay)"
     fi
     elapsed

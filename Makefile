@@ -31,7 +31,8 @@ SOFILE  := libqsched.so.$(VERSION)
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/param_table.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
-            src/assign.c src/batch_order.c src/candidates.c src/check.c \
+            src/concurrency_trace.c src/assign.c src/batch_order.c \
+            src/candidates.c src/check.c \
             src/check_changes.c src/state_text.c src/readings.c \
             src/preempt_readings.c
 # Around the core: parser, printers, generator, verifier, CLI, simulator.

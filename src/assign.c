@@ -253,12 +253,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->refill_time = s->now;
     QSI_CK_MSG(s, m);
     s->stats.reads++;
-    r = qsi_trace_init(QS_T_READ);
-    r.msg = m->id;
-    r.n = n;
-    r.a = m->rcpt_unread;
-    r.b = limit;
-    qsi_emit(s, &r);
+    if (QSI_EXPLAIN(s)) { /* `read` is of the explain level */
+        r = qsi_trace_init(QS_T_READ);
+        r.msg = m->id;
+        r.n = n;
+        r.a = m->rcpt_unread;
+        r.b = limit;
+        qsi_emit(s, &r);
+    }
     if (postfix)
         nruns = batch_resolve_postfix(s, m, nruns, &a);
 

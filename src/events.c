@@ -61,6 +61,7 @@ struct qs_stream {
     char **words;           /* the words of an arrive line (arrive_line) */
     size_t wcap;
     long checks;            /* invariant checks made (--check-invariants) */
+    int quiet_explain;      /* qs_stream_set_explain(st, 0) was called */
 };
 
 /* Creates a stream reader; fname only names the input in messages. */
@@ -158,6 +159,15 @@ static int lerr(qs_stream *st, char *err, size_t errlen, const char *what,
                 const char *detail)
 {
     return lerr_at(st, st->lineno, err, errlen, what, detail);
+}
+
+/* events.h: whether the sink wants the explain level, for the scheduler
+ * (now or when it is created). */
+void qs_stream_set_explain(qs_stream *st, int wanted)
+{
+    st->quiet_explain = !wanted;
+    if (st->sched)
+        qs_sched_set_explain(st->sched, wanted);
 }
 
 /* `profile document|postfix`, or --profile: a setting, so only before the
@@ -295,8 +305,11 @@ static int ensure_sched(qs_stream *st, char *err, size_t errlen)
             return lerr(st, err, errlen, st->forced[i], why);
     st->sched = qs_sched_new(st->params, st->profile, st->sink, st->ctx, why,
                              sizeof why);
-    if (st->sched)
+    if (st->sched) {
+        if (st->quiet_explain)
+            qs_sched_set_explain(st->sched, 0);
         return 0;
+    }
     line = blame_setting(st, blamed, sizeof blamed);
     if (line > 0)
         return lerr_at(st, line, err, errlen, blamed, NULL);

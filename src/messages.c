@@ -182,9 +182,11 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
             s->incoming_head = m;
         s->incoming_tail = m;
         s->incoming_count++;
-        r = qsi_trace_init(QS_T_WAIT);
-        r.msg = m->id;
-        qsi_emit(s, &r);
+        if (QSI_EXPLAIN(s)) { /* `wait` is of the explain level */
+            r = qsi_trace_init(QS_T_WAIT);
+            r.msg = m->id;
+            qsi_emit(s, &r);
+        }
     }
     /* The first batch may have been deferred whole (dead destinations):
      * the message check reads on or lets the message leave. */

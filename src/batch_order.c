@@ -99,6 +99,8 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
 static uint64_t key_prefix(const char *key, int lower, int *ended);
+static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf);
 
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
@@ -106,7 +108,7 @@ static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
     char buf[QSI_ADDRESS_MAX];
     const char *key = g->nexthop;
     if (b->transport->dest_rcpt_limit == 1) {
-        qsi_rcpt_address(g, b->index, b->ordinal, buf);
+        pad_address(g, b->index, b->ordinal, buf);
         key = buf;
     }
     b->prefix = key_prefix(key, 0, &b->key_short);
@@ -147,27 +149,53 @@ static int domain_cmp(const char *a, const char *b)
 }
 
 /* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
- * not; *ended: key is shorter than 8 bytes (the prefix holds all of it). */
+ * not; *ended: key is shorter than 8 bytes (the prefix holds all of it).
+ * key must have 8 readable bytes, NUL after its end: a group's next-hop
+ * (qs_mgroup) or an address built by qsi_rcpt_address into a buffer
+ * padded by pad_address.  Read as one word (issue 16: a byte loop with a
+ * case test per byte cost about 100 instructions a key):
+ *   - ASCII case folding of 8 bytes at once: a byte is an upper-case
+ *     letter when it is below 0x80 (high bit clear) and its low 7 bits
+ *     are >= 'A' and < 'Z' + 1; adding 0x80 - 'A' (0x3f) and 0x80 - 'Z'
+ *     - 1 (0x25) to the low 7 bits sets the high bit of a byte exactly
+ *     when it is at least 'A', resp. above 'Z', and never carries into
+ *     the next byte (at most 0x7f + 0x3f = 0xbe); the letter gets 0x20;
+ *   - a NUL among the 8 bytes: (x - 0x01..01) & ~x & 0x80..80 is non-zero
+ *     exactly when some byte of x is 0. */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
 static uint64_t key_prefix(const char *key, int lower, int *ended)
 {
-    uint64_t prefix = 0;
-    int i;
-    for (i = 0; i < 8 && key[i]; i++) {
-        unsigned char c = (unsigned char)key[i];
-        if (lower && c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c - 'A' + 'a');
-        prefix = prefix << 8 | c;
+    const unsigned char *u = (const unsigned char *)key;
+    uint64_t x = (uint64_t)u[0] << 56 | (uint64_t)u[1] << 48 |
+                 (uint64_t)u[2] << 40 | (uint64_t)u[3] << 32 |
+                 (uint64_t)u[4] << 24 | (uint64_t)u[5] << 16 |
+                 (uint64_t)u[6] << 8 | (uint64_t)u[7];
+    if (lower) {
+        uint64_t low7 = x & ~HIGHS;
+        uint64_t upper = (low7 + 0x3f * ONES) & ~(low7 + 0x25 * ONES) & ~x &
+                         HIGHS;
+        x |= upper >> 2; /* 0x80 >> 2 = 0x20: 'A' + 0x20 = 'a' */
     }
-    *ended = i < 8;
-    return i ? prefix << 8 * (8 - i) : 0; /* NUL-padded to 8 bytes */
+    *ended = ((x - ONES) & ~x & HIGHS) != 0;
+    return x;
+}
+
+/* qsi_rcpt_address into buf, with the 8 NUL bytes key_prefix reads. */
+static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf)
+{
+    size_t n = qsi_rcpt_address(g, index, ordinal, buf);
+    memset(buf + n, 0, 8);
 }
 
 /* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
  * it by recipient domain (case-insensitively), then by address; the
  * resolver then meets the transports and destinations in that order (and
- * defers recipients of dead destinations in that order).  Keys computed
- * once per run (resolve_keys), whole strings only when the prefixes
- * agree.  A run that is not one recipient is alone with its domain in the
+ * defers recipients of dead destinations in that order).  The domain's
+ * place among the batch's domains is found once per batch (drank,
+ * qsi_batch_resolve_order), the address key once per run (resolve_keys);
+ * whole addresses are compared only when the prefixes agree.  A run that is not one recipient is alone with its domain in the
  * batch (see struct qs_batch_rcpt), so its address is never compared. */
 static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
                        const struct qs_batch_rcpt *b)
@@ -175,11 +203,8 @@ static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
     const qs_mgroup *ga = &m->groups[a->group];
     const qs_mgroup *gb = &m->groups[b->group];
     char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-    int c;
-    if (a->dprefix != b->dprefix)
-        return a->dprefix < b->dprefix ? -1 : 1;
-    if (!a->dkey_short && (c = domain_cmp(ga->nexthop, gb->nexthop)) != 0)
-        return c;
+    if (a->drank != b->drank) /* = the domains' order (domain_cmp) */
+        return a->drank < b->drank ? -1 : 1;
     if (a->prefix != b->prefix)
         return a->prefix < b->prefix ? -1 : 1;
     if (a->key_short)
@@ -189,19 +214,39 @@ static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
     return strcmp(da, db);
 }
 
-/* The resolve keys of a run: its domain's; and its address's if it is one
- * recipient that shares its domain (whole runs never compare addresses:
- * see resolve_cmp). */
+/* The domain key of a run (for the resolve order and for finding the
+ * runs that share a domain). */
+static void domain_key(const qs_message *m, struct qs_batch_rcpt *b)
+{
+    b->dprefix = key_prefix(m->groups[b->group].nexthop, 1, &b->dkey_short);
+}
+
+/* Two runs' domains compared as domain_cmp compares them: the prefixes
+ * (8 bytes, case-folded) decide unless equal, and equal prefixes of
+ * domains shorter than 8 bytes are equal domains. */
+static int run_domain_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                          const struct qs_batch_rcpt *b)
+{
+    if (a->dprefix != b->dprefix)
+        return a->dprefix < b->dprefix ? -1 : 1;
+    if (a->dkey_short)
+        return 0;
+    return domain_cmp(m->groups[a->group].nexthop,
+                      m->groups[b->group].nexthop);
+}
+
+/* The address key of a run (its domain key is set): its address's if it
+ * is one recipient that shares its domain (whole runs never compare
+ * addresses: see resolve_cmp). */
 static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
                          int address)
 {
     const qs_mgroup *g = &m->groups[b->group];
     char buf[QSI_ADDRESS_MAX];
-    b->dprefix = key_prefix(g->nexthop, 1, &b->dkey_short);
     b->prefix = 0;
     b->key_short = 1;
     if (address) {
-        qsi_rcpt_address(g, b->index, b->ordinal, buf);
+        pad_address(g, b->index, b->ordinal, buf);
         b->prefix = key_prefix(buf, 0, &b->key_short);
     }
 }
@@ -292,25 +337,30 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
         v[0].deferred = 0;
         return 1;
     }
-    /* which runs share a domain: sort a copy by domain (few runs) */
+    /* which runs share a domain: sort a copy by domain (few runs); the
+     * domain keys, computed here, travel with the runs (split runs copy
+     * them) */
     for (i = 0; i < n; i++) {
+        domain_key(m, &v[i]);
         tmp[i] = v[i];
         tmp[i].rank = i; /* its place in v */
     }
     for (i = 1; i < n; i++) { /* insertion sort by domain: n is small */
         struct qs_batch_rcpt x = tmp[i];
-        for (j = i; j > 0 && domain_cmp(m->groups[tmp[j - 1].group].nexthop,
-                                        m->groups[x.group].nexthop) > 0; j--)
+        for (j = i; j > 0 && run_domain_cmp(m, &tmp[j - 1], &x) > 0; j--)
             tmp[j] = tmp[j - 1];
         tmp[j] = x;
     }
+    /* in domain order: each run's domain rank (equal domains, one rank),
+     * and whether a neighbour has its domain (tmp[i].deferred: "equal to
+     * the one before", for the moment) */
     for (i = 0; i < n; i++) {
-        int shared = (i > 0 && domain_cmp(m->groups[tmp[i - 1].group].nexthop,
-                                          m->groups[tmp[i].group].nexthop)
-                                   == 0) ||
-                     (i + 1 < n &&
-                      domain_cmp(m->groups[tmp[i + 1].group].nexthop,
-                                 m->groups[tmp[i].group].nexthop) == 0);
+        tmp[i].deferred = i > 0 && run_domain_cmp(m, &tmp[i - 1], &tmp[i]) == 0;
+        tmp[i].drank = i == 0 ? 0 : tmp[i - 1].drank + !tmp[i].deferred;
+    }
+    for (i = 0; i < n; i++) {
+        int shared = tmp[i].deferred || (i + 1 < n && tmp[i + 1].deferred);
+        v[tmp[i].rank].drank = tmp[i].drank;
         v[tmp[i].rank].deferred = shared; /* "split", for the moment */
     }
     /* split, from the end so that v can grow in place: run i goes to

@@ -37,6 +37,9 @@ struct qs_batch_rcpt {
      * of the destination key (batch order), big-endian, NUL-padded. */
     uint64_t dprefix;
     int dkey_short;   /* the domain is shorter than 8 bytes */
+    size_t drank;     /* the rank of its domain among the batch's domains
+                         (equal domains, equal ranks): the resolve order's
+                         first key, found once per batch */
     size_t rank;
     uint64_t prefix;
     int key_short;    /* the key is shorter than 8 bytes */

@@ -272,7 +272,9 @@ struct qs_transport {
     uint64_t batch_stamp;     /* ... numbered batch_stamp (stats.reads) */
 };
 
-/* One recipient group of an arrive line, owned by the message. */
+/* One recipient group of an arrive line, owned by the message.  nexthop
+ * is followed by at least 7 more NUL bytes (messages.c), so that its first
+ * 8 bytes are always readable, NUL-padded (batch_order.c's sort keys). */
 typedef struct qs_mgroup {
     char *transport, *local, *nexthop;  /* local may be NULL */
     int64_t count;

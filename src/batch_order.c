@@ -265,6 +265,19 @@ static void batch_sort(const qs_message *m, run_cmp_fn cmp,
     size_t mid = n / 2, i = 0, j = mid, k = 0;
     if (n < 2)
         return;
+    if (n <= 8) {
+        /* a short stretch: insertion sort (stable: a run moves back only
+         * past runs that compare greater), cheaper than recursing */
+        for (i = 1; i < n; i++) {
+            if (cmp(m, &v[i - 1], &v[i]) <= 0)
+                continue;
+            tmp[0] = v[i];
+            for (j = i; j > 0 && cmp(m, &v[j - 1], &tmp[0]) > 0; j--)
+                v[j] = v[j - 1];
+            v[j] = tmp[0];
+        }
+        return;
+    }
     batch_sort(m, cmp, v, tmp, mid);
     batch_sort(m, cmp, v + mid, tmp, n - mid);
     if (cmp(m, &v[mid - 1], &v[mid]) <= 0)
@@ -276,13 +289,6 @@ static void batch_sort(const qs_message *m, run_cmp_fn cmp,
     while (j < n)
         tmp[k++] = v[j++];
     memcpy(v, tmp, n * sizeof *v);
-}
-
-static int transport_name_cmp(const void *a, const void *b)
-{
-    const qs_transport *x = *(qs_transport *const *)a;
-    const qs_transport *y = *(qs_transport *const *)b;
-    return strcmp(x->name, y->name);
 }
 
 /* The sort keys of a batch's runs: transports ranked by name (few), then
@@ -302,7 +308,13 @@ static void batch_keys(qs_sched *s, const qs_message *m,
             names[nnames++] = t;
         }
     }
-    qsort(names, nnames, sizeof *names, transport_name_cmp);
+    for (i = 1; i < nnames; i++) { /* by name: insertion sort, few names */
+        size_t j;
+        t = names[i];
+        for (j = i; j > 0 && strcmp(names[j - 1]->name, t->name) > 0; j--)
+            names[j] = names[j - 1];
+        names[j] = t;
+    }
     for (i = 0; i < nnames; i++)
         names[i]->batch_rank = i;
     if (names != few)

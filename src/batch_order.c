@@ -370,10 +370,31 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
         tmp[i].deferred = i > 0 && run_domain_cmp(m, &tmp[i - 1], &tmp[i]) == 0;
         tmp[i].drank = i == 0 ? 0 : tmp[i - 1].drank + !tmp[i].deferred;
     }
-    for (i = 0; i < n; i++) {
-        int shared = tmp[i].deferred || (i + 1 < n && tmp[i + 1].deferred);
-        v[tmp[i].rank].drank = tmp[i].drank;
-        v[tmp[i].rank].deferred = shared; /* "split", for the moment */
+    /* A domain's runs [i, j) are split when they can go to different
+     * queues.  When they are all of one transport and one next-hop (byte
+     * for byte; not the recipient as destination), all the domain's
+     * recipients meet one transport and one queue, in one block of the
+     * resolve order (the domain is its first key): their order inside the
+     * block changes nothing - the same transport and queue are created at
+     * its start, a dead queue defers the whole block in one run, and the
+     * batch order keeps them together (equal keys) in the same entries.
+     * They stay whole runs, in written order (issue 16: a split costs a
+     * run, an address and a queue look-up per recipient). */
+    for (i = 0; i < n; i = j) {
+        const qs_mgroup *g = &m->groups[tmp[i].group];
+        int split = 0;
+        for (j = i + 1; j < n && tmp[j].deferred; j++) {
+            const qs_mgroup *h = &m->groups[tmp[j].group];
+            if (tmp[j].limit1 || strcmp(g->transport, h->transport) != 0 ||
+                strcmp(g->nexthop, h->nexthop) != 0)
+                split = 1;
+        }
+        if (j - i > 1 && tmp[i].limit1)
+            split = 1;
+        for (k = (int64_t)i; k < (int64_t)j; k++) {
+            v[tmp[k].rank].drank = tmp[k].drank;
+            v[tmp[k].rank].deferred = split; /* "split", for the moment */
+        }
     }
     /* split, from the end so that v can grow in place: run i goes to
      * [start(i), start(i) + pieces(i)) */

@@ -304,8 +304,8 @@ static void fast_num(fast_line *f, long long v)
         f->full = 1;
         return;
     }
-    memcpy(f->p, d, n);
-    f->p += n;
+    while (d < digits + sizeof digits) /* a few digits: no memcpy call */
+        *f->p++ = *d++;
 }
 
 /* fast_str for a literal: its length is known */

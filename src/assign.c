@@ -60,6 +60,23 @@ static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
     a->dead_run = 0;
 }
 
+/* The transport of group g, created if this is the first read naming it.
+ * A message's groups often name one transport: the previous group's,
+ * when it is known and has the same name, is the same object (no map
+ * look-up; transports live as long as the scheduler). */
+static qs_transport *group_transport(qs_sched *s, qs_message *m,
+                                     qs_mgroup *g)
+{
+    if (!g->t) {
+        if (g > m->groups && g[-1].t &&
+            strcmp(g[-1].transport, g->transport) == 0)
+            g->t = g[-1].t;
+        else
+            g->t = qsi_transport_obtain(s, g->transport);
+    }
+    return g->t;
+}
+
 /* `count` recipients of one run, in order, to queue q of transport t. */
 static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
                        qs_queue *q, int64_t count, assign_state *a)
@@ -132,9 +149,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         struct qs_batch_rcpt *b = &v[i];
         qs_mgroup *g = &m->groups[b->group];
         qs_queue *q;
-        if (!g->t)
-            g->t = qsi_transport_obtain(s, g->transport);
-        b->transport = g->t;
+        b->transport = group_transport(s, m, g);
         if (b->limit1) {
             qsi_rcpt_address(g, b->index, b->ordinal, dest);
             q = qsi_queue_obtain(s, g->t, dest);
@@ -207,8 +222,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
          group++, offset = 0) {
         qs_mgroup *g = &m->groups[group];
         int64_t c = g->count - offset < left ? g->count - offset : left;
-        if (!g->t && !postfix)
-            g->t = qsi_transport_obtain(s, g->transport);
+        if (!postfix)
+            group_transport(s, m, g);
         nruns += postfix ? (size_t)c : 1; /* at most: see pass 3 */
         left -= c;
     }
@@ -235,9 +250,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         b->ordinal = ordinal;
         b->count = c;
         b->transport = g->t;
-        b->limit1 = (g->t ? g->t->dest_rcpt_limit
-                          : qs_param_int(s->params, g->transport,
-                                         QP_DEST_RCPT_LIMIT)) == 1;
+        if (g->t)
+            b->limit1 = g->t->dest_rcpt_limit == 1;
+        else if (nruns > 1 && strcmp(m->groups[b[-1].group].transport,
+                                     g->transport) == 0)
+            b->limit1 = b[-1].limit1; /* same name, same parameter */
+        else
+            b->limit1 = qs_param_int(s->params, g->transport,
+                                     QP_DEST_RCPT_LIMIT) == 1;
         b->deferred = 0;
         ordinal += c;
         left -= c;

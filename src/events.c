@@ -621,6 +621,45 @@ static int arrive_line(qs_stream *st, const char *line, size_t len,
     return do_arrive(st, st->words, n, err, errlen);
 }
 
+/* The canonical forms of the two other frequent lines, read without
+ * copying and splitting the line: `done D<n> ok|fail|defer` with n of 1 to
+ * 18 digits, the first not 0 (so 1 <= n < 2^62, what parse_count admits),
+ * and `at <t>` with t of 1 to 9 digits (t < 2^33), single blanks, nothing
+ * else on the line.  Returns the number and sets *outcome (done) or
+ * returns -1: the line is not in that form and goes the general way. */
+static int64_t fast_number(const char *p, const char *end, int maxdigits)
+{
+    int64_t v = 0;
+    if (end - p < 1 || end - p > maxdigits || *p == '0')
+        return -1;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}
+
+static int64_t fast_done(const char *line, size_t len, enum qs_outcome *o)
+{
+    const char *end = line + len, *sp;
+    if (len < 10 || memcmp(line, "done D", 6) != 0)
+        return -1;
+    if (memcmp(end - 3, " ok", 3) == 0) {
+        *o = QS_DONE_OK;
+        sp = end - 3;
+    } else if (memcmp(end - 5, " fail", 5) == 0) {
+        *o = QS_DONE_FAIL;
+        sp = end - 5;
+    } else if (len >= 12 && memcmp(end - 6, " defer", 6) == 0) {
+        *o = QS_DONE_DEFER;
+        sp = end - 6;
+    } else {
+        return -1;
+    }
+    return sp > line + 6 ? fast_number(line + 6, sp, 18) : -1;
+}
+
 /* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
  * the verb; one valid line is exactly one call of the core API. */
 int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
@@ -631,12 +670,43 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     int64_t v;
     int rc;
     char why[256];
+    enum qs_outcome o;
 
     st->lineno++;
     /* S-EV-1 steps 1 and 2, in this order */
     if (len > QS_LINE_MAX)
         return lerr(st, err, errlen, "line too long (limit 1048576 bytes)",
                     NULL);
+    /* The commonest line, exactly `select` (S-EV-8, round robin): what the
+     * general path below does with it, without copying and splitting it
+     * (issue 16: about one line in three of a replay). */
+    if (len == 6 && memcmp(line, "select", 6) == 0) {
+        qs_delivery d;
+        if (ensure_sched(st, err, errlen))
+            return 2;
+        if (qs_select(st->sched, NULL, &d, why, sizeof why) < 0)
+            return lerr(st, err, errlen, why, NULL);
+        return 0;
+    }
+    if (len > 3 && line[0] == 'd' && (v = fast_done(line, len, &o)) > 0) {
+        if (ensure_sched(st, err, errlen))
+            return 2;
+        if (qs_done(st->sched, v, o, why, sizeof why) < 0)
+            return lerr(st, err, errlen, why, NULL);
+        return 0;
+    }
+    if (len > 3 && memcmp(line, "at ", 3) == 0 &&
+        (v = fast_number(line + 3, line + len, 9)) >= 0) {
+        if (ensure_sched(st, err, errlen))
+            return 2;
+        if (qs_advance(st->sched, v, why, sizeof why) < 0) {
+            char t[16];
+            memcpy(t, line + 3, len - 3);
+            t[len - 3] = 0;
+            return lerr(st, err, errlen, why, t);
+        }
+        return 0;
+    }
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {
@@ -698,7 +768,6 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     }
     if (w[0][0] == 'd' && strcmp(w[0], "done") == 0) {
         /* S-EV-9: delivery D<n> (numbered in select order) finished */
-        enum qs_outcome o;
         if (nw != 3)
             return lerr(st, err, errlen, "usage: done D<n> ok|fail|defer",
                         NULL);

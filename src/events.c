@@ -346,6 +346,11 @@ static int ensure_sched(qs_stream *st, char *err, size_t errlen)
     return lerr(st, err, errlen, why, NULL);
 }
 
+/* ensure_sched without a call once the scheduler exists (every line
+ * after the first event). */
+#define HAVE_SCHED(st, err, errlen)                                         \
+    ((st)->sched ? 0 : ensure_sched((st), (err), (errlen)))
+
 /* End of input: an empty stream, or one with only settings, is valid, and
  * its settings are still checked (the scheduler is created). */
 int qs_stream_finish(qs_stream *st, char *err, size_t errlen)
@@ -503,7 +508,7 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
             return lerr(st, err, errlen, "more than 1000000000 recipients "
                         "in one message", NULL);
     }
-    if (ensure_sched(st, err, errlen))
+    if (HAVE_SCHED(st, err, errlen))
         return 2;
     if (qs_arrive(st->sched, w[1], st->groups, nw - 2, why, sizeof why) < 0)
         return lerr(st, err, errlen, why, NULL);
@@ -682,14 +687,14 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
      * (issue 16: about one line in three of a replay). */
     if (len == 6 && memcmp(line, "select", 6) == 0) {
         qs_delivery d;
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_select(st->sched, NULL, &d, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);
         return 0;
     }
     if (len > 3 && line[0] == 'd' && (v = fast_done(line, len, &o)) > 0) {
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_done(st->sched, v, o, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);
@@ -697,7 +702,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     }
     if (len > 3 && memcmp(line, "at ", 3) == 0 &&
         (v = fast_number(line + 3, line + len, 9)) >= 0) {
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_advance(st->sched, v, why, sizeof why) < 0) {
             char t[16];
@@ -745,7 +750,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         if (rc == -2)
             return lerr(st, err, errlen, "time out of range (at most 2^33 = "
                         "8589934592 seconds)", w[1]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_advance(st->sched, v, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, w[1]);
@@ -759,7 +764,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
             return lerr(st, err, errlen, "usage: select [TRANSPORT]", NULL);
         if (nw == 2 && !name_ok(w[1], 1, 64))
             return lerr(st, err, errlen, "bad transport name", w[1]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_select(st->sched, nw == 2 ? w[1] : NULL, &d, why,
                       sizeof why) < 0)
@@ -784,7 +789,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         else
             return lerr(st, err, errlen, "bad outcome (want ok, fail or "
                         "defer)", w[2]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_done(st->sched, v, o, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);

@@ -768,7 +768,11 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
     /* a line is at most 1022 bytes and its newline (qs_trace_print) */
     if (QS_PRINT_BUFFER - bp->len < 1024)
         qs_printer_flush(bp);
-    n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
+    /* the default-level lines straight from the fast path (what
+     * qs_trace_format tries first), the others through it */
+    n = fast_format(r, bp->buf + bp->len, 1023);
+    if (n == 0)
+        n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
     bp->buf[bp->len + n] = '\n';
     bp->len += n + 1;
 }

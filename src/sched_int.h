@@ -343,8 +343,9 @@ struct qs_sched {
     unsigned char reading[QR_COUNT];
     qs_trace_sink sink;
     void *ctx;
-    /* the caller wants the records of the explain level (spec/trace.md):
-     * 1 from qs_sched_new; 0 after qs_sched_set_explain(s, 0), and then the
+    /* the caller wants the records of the explain level (spec/trace.md)
+     * and there is a sink to take them: 1 from qs_sched_new with a sink;
+     * 0 without one, or after qs_sched_set_explain(s, 0), and then the
      * core neither builds nor emits them (QSI_EXPLAIN) */
     int explain;
     int64_t now;              /* virtual time, seconds */
@@ -431,12 +432,13 @@ int64_t qs_bound_holding(const qs_sched *s);
 /* sched.c: shared helpers and transports */
 void qsi_seterr(char *err, size_t errlen, const char *msg);
 void qsi_emit(qs_sched *s, qs_trace *r);
-/* Whether a record of the explain level has anyone to go to: the caller
- * wants them (qs_sched_set_explain) and there is a sink.  Every site that
- * builds such a record tests this first, so that a run printing only the
- * default level does not pay for records nobody reads (issue 16).  The
- * test guards only the building of records, never a change of state. */
-#define QSI_EXPLAIN(s) ((s)->explain && (s)->sink)
+/* Whether a record of the explain level has anyone to go to: there is a
+ * sink and the caller wants them (qs_sched_set_explain; s->explain holds
+ * both).  Every site that builds such a record tests this first, so that
+ * a run printing only the default level does not pay for records nobody
+ * reads (issue 16).  The test guards only the building of records, never
+ * a change of state. */
+#define QSI_EXPLAIN(s) ((s)->explain)
 /* Emits a record of the explain level if anyone wants it: for sites whose
  * record is built along with a state change (the fields are computed
  * anyway); elsewhere the building itself is under QSI_EXPLAIN. */

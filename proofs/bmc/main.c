@@ -47,7 +47,8 @@ void bmc_mix_name(bmc_mix *m)
              m->family == FAM_TIGHT ? "tight" :
              m->family == FAM_MIXED ? "mixed" : "wide",
              m->family != FAM_WIDE ? m->limit : 0,
-             m->family != FAM_WIDE ? m->init : 0, m->mem ? "-mem" : "");
+             m->family != FAM_WIDE ? m->init : 0,
+             m->mem == 2 ? "-mem1" : m->mem ? "-mem" : "");
 }
 
 /* The wide family's big message: big enough for the preemption gate
@@ -79,6 +80,7 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
     m->cohort_limit = 1;
     m->backoff = 2;
     /* the defaults: every message is read at once */
+    m->active_limit = 20000;
     m->msg_rcpt_limit = 20000;
     m->msg_rcpt_min = 10;
     m->rcpt_limit = 20000;
@@ -93,12 +95,35 @@ static void make_mix(bmc_mix *m, const config *c, int profile, int k,
             /* small recipient limits: messages are read in batches, jobs
              * stall and come back, pools move (S-MEM-1 .. S-MEM-10) */
             m->mem = 1;
+            /* S-PFX-15: Postfix raises qmgr_message_recipient_limit to
+             * the active-queue limit: with the default (20000) the
+             * postfix profile would read every message at once.  3 is
+             * max_msgs, so the active queue never fills (S-MEM-2 is not
+             * modelled by the monitor), and the postfix profile reads in
+             * batches of up to 3 - in core (S-MEM-3) */
+            m->active_limit = 3;
             m->msg_rcpt_limit = 2;
             m->msg_rcpt_min = 1;
             m->rcpt_limit = 2;
             m->extra_rcpt_limit = 1;
             m->refill_limit = 1;
             m->refill_delay = 1;
+            if ((rot + rot / 12) % 2) {
+                /* -mem1: a transport pool of one slot (half the -mem
+                 * mixes, across k, profiles, windows and minimum slots).
+                 * A message's limit is the minimum plus its job's slots
+                 * (S-MEM-4): with a pool of 2 that is 3, every shape of at
+                 * most 3 entries is in core once its job holds the pool, a
+                 * lone message never stalls, and no job is relinked behind
+                 * younger ones within the bound.  With one slot a 3-entry
+                 * message reads 2, stalls with both in flight, retires on
+                 * the next walk (S-PRE-2), and reads its third entry when
+                 * both are done: its job is relinked by enqueue time in
+                 * front of a younger message's job (S-PRE-13), at depth 8
+                 * (arrive, at, arrive, 3 selects, 2 dones). */
+                m->mem = 2;
+                m->rcpt_limit = 1;
+            }
         }
         m->max_msgs = 3;
         m->max_ticks = c->deep ? 3 : 2;

@@ -46,6 +46,10 @@
  * The measured costs are in docs/performance.md.
  */
 #include <stdint.h>
+#if defined(QS_CONTRACT_CHECKS) || defined(QSCHED_CROSSCHECK)
+#include <stdio.h> /* checking builds only: cix_bound_may_beat's abort */
+#include <stdlib.h>
+#endif
 #include "sched_int.h"
 #include "kernels.h"
 
@@ -516,6 +520,47 @@ static void cix_consider(cix_best *b, qs_job *job)
     }
 }
 
+/* QS_DELAY_SAFE of kernels.h's ACSL (the largest delay whose exact score
+ * products fit in 64 bits), as a C constant for the guard below; WP checks
+ * the two agree where it matters: the guard must imply the kernel's
+ * precondition at the call (proofs/mutants/cix-bound-delay-off-by-one). */
+#define CIX_DELAY_SAFE 9223372036LL
+
+/* S-PRE-6 on a whole subtree: may a job in it beat the best so far?
+ * min_queued, min_total: the subtree's aggregates (cix_min_queued,
+ * cix_min_total), so its scores are all <= (now - min_queued + 1) /
+ * min_total.  Returns 0 only when that bound does not beat the best (the
+ * subtree can be skipped), 1 otherwise (it must be visited). */
+/* Why a guard, why its fallback (visit) is safe, why checking builds
+ * abort: candidates_contracts.h, at the contract. */
+static int cix_bound_may_beat(const cix_best *b, int64_t min_queued,
+                              int64_t min_total)
+{
+    int64_t now = b->s->now;
+    if (!b->job)
+        return 1; /* no best yet: anything that fits beats it */
+    /* the ranges, computed without overflow: delay = now - min_queued + 1
+     * must be in [1, CIX_DELAY_SAFE], i.e. min_queued <= now and
+     * now - min_queued <= CIX_DELAY_SAFE - 1 (for now > 0 written as a
+     * lower bound on min_queued; for now <= 0 the difference of two
+     * values <= 0 cannot overflow) */
+    if (min_total < 1 || min_total > QS_COUNT_MAX || min_queued > now ||
+        (now > 0 ? min_queued < now - (CIX_DELAY_SAFE - 1)
+                 : now - min_queued > CIX_DELAY_SAFE - 1)) {
+#if defined(QS_CONTRACT_CHECKS) || defined(QSCHED_CROSSCHECK)
+        /* checking builds: a corrupt index is a defect, stop at once */
+        fprintf(stderr, "qsched: candidate index corrupt: subtree aggregate "
+                "min_queued=%lld min_total=%lld at now=%lld\n",
+                (long long)min_queued, (long long)min_total, (long long)now);
+        abort();
+#endif
+        return 1; /* S-PRE-6 by the walk: visit, the per-job test decides */
+    }
+    /* S-PRE-6: the bound's score beats the best only if strictly better */
+    return qs_score_better(now - min_queued + 1, min_total, b->delay,
+                           b->total);
+}
+
 /* A subtree in list order, skipping what cannot fit or cannot be better. */
 /* The visit order is left subtree, node, right subtree: list order, which
  * is what makes the strict comparison in cix_consider reproduce the
@@ -531,8 +576,7 @@ static void cix_visit(cix_best *b, qs_job *x)
     while (x) {
         if (x->cix_min_needed > b->max_slots)
             return; /* nothing here fits (also: no job could ever fit) */
-        if (b->job && !qs_score_better(b->s->now - x->cix_min_queued + 1,
-                                       x->cix_min_total, b->delay, b->total))
+        if (!cix_bound_may_beat(b, x->cix_min_queued, x->cix_min_total))
             return; /* no score here beats the best: later ones must */
         /* recursion on the left, a loop on the right: the stack depth is
          * bounded by the tree height, not by the list length */

@@ -8,9 +8,10 @@
  * qs_candidate_fits and qs_score_better for one job.  WP proves it as
  * compiled through proofs/wp/candidates.c (proofs/run.sh), hence the two
  * kernels' preconditions at that call.  Included by candidates.c only.
- * The third call, qs_score_better on a subtree's score bound in
- * cix_visit, is not proved: it needs the tree's aggregates as an inductive
- * predicate (proofs/README.md).
+ * The third call, qs_score_better on a subtree's score bound, sits in
+ * cix_bound_may_beat, whose contract is below: its range guard makes the
+ * kernel's precondition a fact at the call, without the tree's aggregates
+ * as an inductive predicate (which cix_visit would need, proofs/README.md).
  */
 #ifndef QSCHED_CANDIDATES_CONTRACTS_H
 #define QSCHED_CANDIDATES_CONTRACTS_H
@@ -61,5 +62,41 @@ typedef struct cix_best {
   disjoint behaviors;
 */
 static void cix_consider(cix_best *b, qs_job *job);
+
+/* Why the guard (issue 15, every kernel precondition proved at every call
+ * site).  qs_score_better requires 0 <= delays <= QS_DELAY_SAFE and
+ * 1 <= totals <= QS_COUNT_MAX.  On the index's aggregates that holds by
+ * the tree's invariant (every job's total in range, its enqueue time <=
+ * now), but that invariant is inductive over the whole tree, which the SMT
+ * provers cannot carry through cix_visit.  So the precondition is tested
+ * here on the two values, and WP proves this function (contract in
+ * candidates_contracts.h) with the kernel's precondition discharged at the
+ * call.  Why the fallback is safe: an aggregate outside the range answers
+ * "may beat", so the subtree is visited and every job in it meets the exact
+ * per-job test of cix_consider (proved): that is the document's plain walk
+ * over those jobs, never a wrong prune, at worst a slower query.  Builds
+ * with run-time checks (QS_CONTRACT_CHECKS: sanitizer, fuzz and model
+ * checker builds) or QSCHED_CROSSCHECK abort instead: an aggregate out of
+ * range means the index is corrupt. */
+/* The subtree bound of S-PRE-6 (cix_visit): 0, "skip", exactly when there
+ * is a best, the aggregates are in the kernels' ranges (delay = now -
+ * min_queued + 1 in [1, QS_DELAY_SAFE], total in [1, QS_COUNT_MAX]) and the
+ * bound's score does not strictly beat the best's; otherwise 1, "visit". */
+/*@
+  requires valid:   \valid_read(b) && \valid_read(b->s);
+  requires best:    b->job == \null ||
+                    (1 <= b->total <= QS_COUNT_MAX &&
+                     0 <= b->delay <= QS_DELAY_SAFE);
+  assigns \nothing;
+  ensures boolean:  \result == 0 || \result == 1;
+  ensures prune:    \result == 0 <==>
+                    (b->job != \null &&
+                     1 <= min_total <= QS_COUNT_MAX &&
+                     1 <= b->s->now - min_queued + 1 <= QS_DELAY_SAFE &&
+                     !((b->s->now - min_queued + 1) * b->total >
+                       b->delay * min_total));
+*/
+static int cix_bound_may_beat(const cix_best *b, int64_t min_queued,
+                              int64_t min_total);
 
 #endif

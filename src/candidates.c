@@ -541,11 +541,11 @@ static int cix_bound_may_beat(const cix_best *b, int64_t min_queued,
         return 1; /* no best yet: anything that fits beats it */
     /* the ranges, computed without overflow: delay = now - min_queued + 1
      * must be in [1, CIX_DELAY_SAFE], i.e. min_queued <= now and
-     * now - min_queued <= CIX_DELAY_SAFE - 1 (for now > 0 written as a
-     * lower bound on min_queued; for now <= 0 the difference of two
-     * values <= 0 cannot overflow) */
+     * now - min_queued <= CIX_DELAY_SAFE - 1 (for now >= 0 written as a
+     * lower bound on min_queued; for now < 0 the difference is at most
+     * -1 - INT64_MIN = INT64_MAX) */
     if (min_total < 1 || min_total > QS_COUNT_MAX || min_queued > now ||
-        (now > 0 ? min_queued < now - (CIX_DELAY_SAFE - 1)
+        (now >= 0 ? min_queued < now - (CIX_DELAY_SAFE - 1)
                  : now - min_queued > CIX_DELAY_SAFE - 1)) {
 #if defined(QS_CONTRACT_CHECKS) || defined(QSCHED_CROSSCHECK)
         /* checking builds: a corrupt index is a defect, stop at once */

@@ -84,9 +84,12 @@ static size_t name_len(const char *str, unsigned cls, size_t max)
     const char *p = str;
     if (!str)
         return 0;
-    for (; *p; p++)
-        if (!(name_class[(unsigned char)*p] & cls) || (size_t)(p - str) >= max)
-            return 0;
+    /* name_class['\0'] is 0: the scan stops at the end or at the first
+     * character outside the class, whichever comes first */
+    while (name_class[(unsigned char)*p] & cls)
+        p++;
+    if (*p || p == str || (size_t)(p - str) > max)
+        return 0;
     return (size_t)(p - str);
 }
 

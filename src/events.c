@@ -434,8 +434,52 @@ static int name_ok(const char *s, int transport, size_t max)
  * starts the count and the first '@' ends the local part. */
 static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
 {
-    char *colon = strchr(w, ':'), *at, *star;
+    char *colon, *at, *star;
     int64_t count = 1;
+    /* The fast path (issue 16): one pass over a well-formed group, by the
+     * character table, splitting it only once all of it is known good.
+     * Transport characters exclude ':', name characters exclude '@' and
+     * '*', so the first ':', '@' and '*' found here are the ones the
+     * general code below finds with strchr, and every check is its check:
+     * a group this path accepts, the general code accepts alike, and any
+     * other group (errors included) goes to the general code untouched. */
+    {
+        char *p = w, *e;
+        while (CH(*p, CH_TRANSPORT))
+            p++;
+        colon = p;
+        if (*colon == ':' && colon - w >= 1 && colon - w <= 64) {
+            for (p = colon + 1; CH(*p, CH_NAME); p++)
+                ;
+            at = NULL;
+            if (*p == '@') {
+                at = p;
+                for (p = at + 1; CH(*p, CH_NAME); p++)
+                    ;
+            }
+            e = p; /* the end of the next-hop */
+            if ((*e == 0 || (*e == '*' && parse_count(e + 1, QS_COUNT_MAX,
+                                                      &count) == 0 &&
+                             count >= 1)) &&
+                (!at || (at - colon - 1 >= 1 && at - colon - 1 <= 64)) &&
+                e - (at ? at : colon) - 1 >= 1 &&
+                e - (at ? at : colon) - 1 <= 200) {
+                *colon = 0;
+                g->transport = w;
+                g->local = NULL;
+                if (at) {
+                    *at = 0;
+                    g->local = colon + 1;
+                }
+                g->nexthop = (at ? at : colon) + 1;
+                *e = 0; /* the '*', or the NUL already there */
+                g->count = count;
+                return 0;
+            }
+            count = 1;
+        }
+    }
+    colon = strchr(w, ':');
     if (!colon) {
         snprintf(why, whylen, "\"%.100s\": want TRANSPORT:[LOCAL@]NEXTHOP"
                  "[*COUNT]", w);

@@ -93,6 +93,16 @@ static size_t name_len(const char *str, unsigned cls, size_t max)
     return (size_t)(p - str);
 }
 
+/* Copies a name (checked) to dst and returns where the next one goes,
+ * pad bytes after it (the allocation's zeros end it): one strlen and one
+ * memcpy instead of strcpy and then strlen of the copy. */
+static char *copy_name(char *dst, const char *name, size_t pad)
+{
+    size_t n = strlen(name);
+    memcpy(dst, name, n);
+    return dst + n + pad;
+}
+
 /*
  * S-EV-7: `arrive MSG T:[LOCAL@]NEXTHOP[*COUNT] ...` - a message is queued.
  * The groups are the message's queue file: nothing is read yet (reading
@@ -173,17 +183,18 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         m = qsi_calloc(1, size); /* size: summed with the checks above */
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
-        m->id = strcpy(str, msgid);
-        str += strlen(msgid) + 1;
+        m->id = str;
+        str = copy_name(str, msgid, 1);
         for (i = 0; i < ngroups; i++) {
-            m->groups[i].transport = strcpy(str, groups[i].transport);
-            str += strlen(str) + 1;
+            m->groups[i].transport = str;
+            str = copy_name(str, groups[i].transport, 1);
             if (groups[i].local) {
-                m->groups[i].local = strcpy(str, groups[i].local);
-                str += strlen(str) + 1;
+                m->groups[i].local = str;
+                str = copy_name(str, groups[i].local, 1);
             }
-            m->groups[i].nexthop = strcpy(str, groups[i].nexthop);
-            str += strlen(str) + 8; /* calloc: the 8 bytes are NUL */
+            m->groups[i].nexthop = str;
+            /* calloc: the 8 bytes after it are NUL */
+            str = copy_name(str, groups[i].nexthop, 8);
             m->groups[i].count = groups[i].count;
         }
     }

@@ -45,7 +45,8 @@ typedef struct setting {
 enum {
     CH_END = 1,       /* ends a word: NUL, blank, tab */
     CH_TRANSPORT = 2, /* in a transport name: a-z 0-9 - */
-    CH_NAME = 4       /* in other names: also A-Z . _ + */
+    CH_NAME = 4,      /* in other names: also A-Z . _ + */
+    CH_GROUP = 8      /* the separators inside a recipient group: : @ * */
 };
 #define CH_T (CH_TRANSPORT | CH_NAME)
 static const unsigned char char_class[256] = {
@@ -65,7 +66,8 @@ static const unsigned char char_class[256] = {
     ['M'] = CH_NAME, ['N'] = CH_NAME, ['O'] = CH_NAME, ['P'] = CH_NAME,
     ['Q'] = CH_NAME, ['R'] = CH_NAME, ['S'] = CH_NAME, ['T'] = CH_NAME,
     ['U'] = CH_NAME, ['V'] = CH_NAME, ['W'] = CH_NAME, ['X'] = CH_NAME,
-    ['Y'] = CH_NAME, ['Z'] = CH_NAME
+    ['Y'] = CH_NAME, ['Z'] = CH_NAME,
+    [':'] = CH_GROUP, ['@'] = CH_GROUP, ['*'] = CH_GROUP
 };
 #define CH(c, cls) (char_class[(unsigned char)(c)] & (cls))
 
@@ -636,6 +638,38 @@ static void load_line(qs_stream *st, const char *line, size_t len)
         *hash = 0;
 }
 
+/* An `arrive` line of at most 8 words made only of name characters,
+ * group separators (: @ *) and spaces, split in one pass into w (issue
+ * 16: what load_line, the '=' search and split_words would do with such
+ * a line, which has no NUL, tab, CR, comment or '='; the stream's buffer
+ * must already hold it).  Returns the number of words, at least 3, or 0
+ * for any other line, which then takes the general path from the start. */
+static size_t arrive_split(qs_stream *st, const char *line, size_t len,
+                           char **w)
+{
+    char *p = st->buf, *end = st->buf + len;
+    size_t n = 0;
+    if (len + 1 > st->bufcap)
+        return 0; /* the general path grows the buffer */
+    memcpy(st->buf, line, len);
+    st->buf[len] = 0;
+    while (p < end) {
+        if (n == 8)
+            return 0;
+        w[n++] = p;
+        while (CH(*p, CH_NAME | CH_GROUP))
+            p++;
+        if (p == end)
+            break;
+        if (*p != ' ')
+            return 0;
+        *p++ = 0;
+        while (*p == ' ')
+            p++;
+    }
+    return n >= 3 ? n : 0;
+}
+
 /* `arrive` lines may have up to QS_GROUPS_MAX groups: split them into
  * the stream's word array, which grows to the longest line and is kept
  * (the other verbs have at most three words).  One split per line, no
@@ -756,6 +790,11 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         }
         return 0;
     }
+    /* an arrive line in its plain form: split in one pass (arrive_split),
+     * then the same do_arrive as below */
+    if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
+        (nw = arrive_split(st, line, len, w)) > 0)
+        return do_arrive(st, w, nw, err, errlen);
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {

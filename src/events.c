@@ -647,10 +647,12 @@ static void load_line(qs_stream *st, const char *line, size_t len)
 static size_t arrive_split(qs_stream *st, const char *line, size_t len,
                            char **w)
 {
-    char *p = st->buf, *end = st->buf + len;
+    char *p, *end;
     size_t n = 0;
     if (len + 1 > st->bufcap)
-        return 0; /* the general path grows the buffer */
+        return 0; /* the general path grows the buffer (none at first) */
+    p = st->buf;
+    end = p + len;
     memcpy(st->buf, line, len);
     st->buf[len] = 0;
     while (p < end) {

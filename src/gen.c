@@ -170,6 +170,7 @@ typedef struct gen {
     int bulk_rounds;       /* heavy: a bulk message every so many arrivals */
     long backlog;          /* > 0: keep this many messages queued */
     int filled;            /* the backlog was reached once */
+    int distinct_addresses; /* --distinct-addresses (see ev_arrive) */
     /* progress */
     int64_t now;
     long events, messages;
@@ -697,6 +698,24 @@ static void ev_arrive(gen *g)
                             : rng_range(&g->rng, 1, g->small_max);
         }
         gr->nexthop = nexthops[i];
+        /* --distinct-addresses: a group whose local part and next-hop an
+         * earlier group of this message has takes that group's transport,
+         * so that no address goes to two transports in one message.  That
+         * is legal for qsched (S-EV-4: a group is a transport, an optional
+         * local part and a next-hop), but Postfix's queue file holds one
+         * transport per address, and the Postfix harness (tests/postfix)
+         * refuses such a message as inexpressible.  The draws above are
+         * unchanged; later lines may differ, as the generator's choices
+         * follow the scheduler's state (tests/sh/gen-distinct.sh). */
+        if (g->distinct_addresses && gr->local) {
+            int e;
+            for (e = 0; e < i; e++)
+                if (grp[e].local && strcmp(grp[e].local, gr->local) == 0 &&
+                    strcmp(grp[e].nexthop, gr->nexthop) == 0) {
+                    gr->transport = grp[e].transport;
+                    break;
+                }
+        }
         w = snprintf(p, left, " %s:%s%s%s", gr->transport,
                      gr->local ? gr->local : "", gr->local ? "@" : "",
                      gr->nexthop);
@@ -875,7 +894,7 @@ static void gen_usage(FILE *f)
     fputs("usage: qsched gen --seed N [--profile document|postfix]\n"
           "                  [--size small|medium|large|EVENTS] [--mix MIX] "
           "[--check]\n"
-          "                  [--reading NAME=VALUE]...\n"
+          "                  [--reading NAME=VALUE]... [--distinct-addresses]\n"
           "                  [--backlog N] [--dests N]  (sort, large, queue, "
           "heavy)\n"
           "Writes a random valid event stream on stdout (the same seed and "
@@ -884,7 +903,9 @@ static void gen_usage(FILE *f)
           "large 2000).\n--check runs the invariant checker after every "
           "event (exit 3 if broken).\n--reading sets a named reading "
           "(spec/readings.md, qsched -d) in the\nstream and while "
-          "generating it.\nmixes:\n", f);
+          "generating it.\n--distinct-addresses: no address goes to two "
+          "transports in one message\n(what the Postfix harness can "
+          "express, tests/postfix/README.md).\nmixes:\n", f);
     for (i = 0; i < MIX_COUNT; i++)
         fprintf(f, "  %-12s %s\n", gen_mixes[i].name, gen_mixes[i].about);
 }
@@ -910,6 +931,7 @@ static int parse_u64(const char *s, uint64_t *out)
 typedef struct gen_shape {
     long backlog;
     int dests;
+    int distinct_addresses; /* --distinct-addresses */
 } gen_shape;
 
 /* One stream: draw profile and mix from the seed if not given, write
@@ -954,15 +976,17 @@ static int gen_write_shape(FILE *out, const qs_gen_options *opt,
                 : mix == MIX_SORT ? 300 : mix == MIX_LARGE ? 30 : 0;
     g.profile = (enum qs_profile)profile;
     g.mix = mix;
+    g.distinct_addresses = shape->distinct_addresses;
     g.out = out;
     g.params = qs_params_new();
     g.shadow = qs_stream_new("gen", NULL, NULL);
     if (!g.params || !g.shadow)
         gen_fatal("out of memory", NULL);
     fprintf(out, "# generated: qsched gen --seed %llu --profile %s --size "
-            "%llu --mix %s", (unsigned long long)opt->seed,
+            "%llu --mix %s%s", (unsigned long long)opt->seed,
             profile == QS_PROFILE_POSTFIX ? "postfix" : "document",
-            (unsigned long long)opt->events, gen_mixes[mix].name);
+            (unsigned long long)opt->events, gen_mixes[mix].name,
+            shape->distinct_addresses ? " --distinct-addresses" : "");
     for (k = 0; k < (int)opt->nreadings; k++)
         fprintf(out, " --reading %s", opt->readings[k]);
     fputc('\n', out);
@@ -1023,7 +1047,7 @@ static int gen_write_shape(FILE *out, const qs_gen_options *opt,
 int qs_gen_write(FILE *out, const qs_gen_options *opt, char *err,
                  size_t errlen)
 {
-    gen_shape shape = {0, 0};
+    gen_shape shape = {0, 0, 0};
     return gen_write_shape(out, opt, &shape, err, errlen);
 }
 
@@ -1033,7 +1057,7 @@ int qs_gen_main(int argc, char **argv)
 {
     qs_gen_options opt = {0, -1, NULL, 80, 0, NULL, 0};
     const char *readings[64];
-    gen_shape shape = {0, 0};
+    gen_shape shape = {0, 0, 0};
     int have_seed = 0, i, rc;
     char err[256];
     for (i = 1; i < argc; i++) {
@@ -1043,6 +1067,8 @@ int qs_gen_main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--check") == 0) {
             opt.check = 1;
+        } else if (strcmp(a, "--distinct-addresses") == 0) {
+            shape.distinct_addresses = 1;
         } else if (strcmp(a, "--seed") == 0 && v) {
             if (parse_u64(v, &opt.seed) < 0) {
                 fprintf(stderr, "qsched gen: bad seed \"%s\"\n", v);

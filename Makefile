@@ -31,8 +31,10 @@ SOFILE  := libqsched.so.$(VERSION)
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/param_table.c src/map.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/select.c src/memory.c src/messages.c \
-            src/assign.c src/candidates.c src/check.c src/check_changes.c \
-            src/state_text.c src/readings.c src/preempt_readings.c
+            src/concurrency_trace.c src/assign.c src/batch_order.c \
+            src/candidates.c src/check.c \
+            src/check_changes.c src/state_text.c src/readings.c \
+            src/preempt_readings.c
 # Around the core: parser, printers, generator, verifier, CLI, simulator.
 SIM_SRC  := src/sim.c src/sim_scenario.c src/sim_server.c src/sim_client.c \
             src/sim_policy.c src/sim_metrics.c

@@ -12,7 +12,10 @@
  * continues where the last one stopped.  Rules S-MEM-1 (read order),
  * S-PRE-1 (structures and batching), S-EV-4 (recipient naming), S-CON-9
  * (recipients of a dead destination), S-PFX-11 (the postfix profile's
- * batch order), and the slot hand-back of a fully read message (S-MEM-5).
+ * resolution and assignment in its own orders, which batch_order.c
+ * computes: the keys and sorts live there, the creation of transports and
+ * queues and the deferrals here), and the slot hand-back of a fully read
+ * message (S-MEM-5).
  *
  * Owns: the read cursor of a message (cur_group, cur_offset, rcpt_unread,
  * refill_time), the batch scratch buffer, the in-core recipient counts as
@@ -36,281 +39,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "sched_int.h"
-
-/* One run of a batch: `count` consecutive recipients (in written order)
- * of one group that share their sort keys, so that they can be sorted and
- * assigned as one item.  A run is the whole slice of a group that the
- * batch reads, except in the postfix profile where its recipients must be
- * told apart: when the destination is the recipient (destination
- * recipient limit 1, S-EV-4), or when another run of the batch has the
- * same domain (the resolve order interleaves them by address): there
- * every recipient is a run of its own. */
-struct qs_batch_rcpt {
-    size_t group;
-    int64_t index;    /* 1-based within the group, of the run's first */
-    int64_t ordinal;  /* 1-based within the message, of the run's first */
-    int64_t count;
-    qs_transport *transport; /* NULL until the postfix profile resolves */
-    int limit1;       /* its transport's destination recipient limit is 1 */
-    qs_queue *queue;  /* postfix profile: its queue, found while resolving
-                         (a run of one recipient when limit1) */
-    int deferred;     /* postfix profile: its destination was dead */
-    /* S-PFX-11 sort keys, computed once per run (postfix profile only):
-     * for the resolve order, the domain's first 8 bytes in lower case;
-     * for the batch order, the transport name's rank among the batch's
-     * transports; and the first 8 bytes of the address (resolve order) or
-     * of the destination key (batch order), big-endian, NUL-padded. */
-    uint64_t dprefix;
-    int dkey_short;   /* the domain is shorter than 8 bytes */
-    size_t rank;
-    uint64_t prefix;
-    int key_short;    /* the key is shorter than 8 bytes */
-};
-
-/* Decimal digits of v > 0 at p; returns the end. */
-static char *put_num(char *p, int64_t v)
-{
-    char digits[24];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n > 0)
-        *p++ = digits[--n];
-    return p;
-}
-
-/* S-EV-4: with a destination recipient limit of 1 the destination is the
- * recipient's full address, LOCAL@NEXTHOP: unnamed recipients are
- * rN@NEXTHOP (N = their ordinal in the message), named ones with COUNT > 1
- * are LOCAL.J@NEXTHOP (J = their index in the group); otherwise the
- * destination is the next-hop.  A destination recipient limit of 1 (the
- * local transport's default, S-EV-3) makes Postfix schedule per
- * recipient: each recipient is its own destination, with its own window.
- * The names make those destinations distinct and readable in the trace:
- * in `arrive M2 local:bob@h*2 local:h`, the recipients are bob.1@h and
- * bob.2@h (index in the group) and r3@h (ordinal in the message, since it
- * has no name).  buf holds
- * at least 64 + 1 + 20 + 1 + 200 + 1 bytes (the parser's limits); returns
- * the length.  Built by hand, not by snprintf: with a destination
- * recipient limit of 1 it runs once per recipient. */
-static size_t rcpt_address(const qs_mgroup *g, int64_t index,
-                           int64_t ordinal, char *buf)
-{
-    char *p = buf;
-    size_t n;
-    if (!g->local) {
-        *p++ = 'r';
-        p = put_num(p, ordinal);
-    } else {
-        n = strlen(g->local);
-        memcpy(p, g->local, n);
-        p += n;
-        if (g->count != 1) {
-            *p++ = '.';
-            p = put_num(p, index);
-        }
-    }
-    *p++ = '@';
-    n = strlen(g->nexthop);
-    memcpy(p, g->nexthop, n + 1);
-    return (size_t)(p - buf) + n;
-}
-
-#define ADDRESS_MAX 512
-
-/* S-PFX-11: the postfix profile sorts each batch by transport, then
- * destination name, then domain, then address (byte order); recipients
- * equal in all four keep their written order (the sort is stable).
- * The document is silent about the order in which a batch is assigned;
- * Postfix sorts the recipients it reads so that recipients for one
- * destination are adjacent and share entries.  The order decides which
- * entries, and which peers in which round-robin order, a batch creates,
- * so it is visible in the trace; the document profile keeps the order
- * written (S-MEM-1).
- * What the order can change is only which destination queue each
- * recipient meets in turn; so the comparison is reduced, exactly, to:
- *  - destination recipient limit != 1: destination = domain = NEXTHOP;
- *    recipients of one transport and one next-hop go to one queue, and
- *    their order among themselves (by address) changes nothing that the
- *    scheduler does with them: key (transport, NEXTHOP);
- *  - limit 1: destination = address = LOCAL@NEXTHOP, and equal addresses
- *    have equal domains: key (transport, address).
- * The key is computed once per run (not twice per comparison, as a
- * comparator building both addresses would): a rank for the transport
- * name and the first 8 bytes of the destination key in one integer; the
- * whole strings are compared only when those agree. */
-static uint64_t key_prefix(const char *key, int lower, int *ended);
-
-static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
-{
-    const qs_mgroup *g = &m->groups[b->group];
-    char buf[ADDRESS_MAX];
-    const char *key = g->nexthop;
-    if (b->transport->dest_rcpt_limit == 1) {
-        rcpt_address(g, b->index, b->ordinal, buf);
-        key = buf;
-    }
-    b->prefix = key_prefix(key, 0, &b->key_short);
-}
-
-static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
-                   const struct qs_batch_rcpt *b)
-{
-    const qs_mgroup *ga, *gb;
-    char da[ADDRESS_MAX], db[ADDRESS_MAX];
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix ? -1 : 1;
-    if (a->key_short)
-        return 0; /* both keys ended within the equal 8 bytes */
-    ga = &m->groups[a->group];
-    gb = &m->groups[b->group];
-    if (a->transport->dest_rcpt_limit != 1)
-        return strcmp(ga->nexthop, gb->nexthop);
-    rcpt_address(ga, a->index, a->ordinal, da);
-    rcpt_address(gb, b->index, b->ordinal, db);
-    return strcmp(da, db);
-}
-
-/* ASCII case-insensitive comparison, as Postfix compares domains when
- * SMTPUTF8 is off (strcasecmp_utf8). */
-static int domain_cmp(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        if (*a == *b && *a)
-            continue; /* equal bytes fold equally: the usual case */
-        int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
-        int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
-        if (ca != cb || !ca)
-            return (unsigned char)ca - (unsigned char)cb;
-    }
-}
-
-/* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
- * not; *ended: key is shorter than 8 bytes (the prefix holds all of it). */
-static uint64_t key_prefix(const char *key, int lower, int *ended)
-{
-    uint64_t prefix = 0;
-    int i;
-    for (i = 0; i < 8 && key[i]; i++) {
-        unsigned char c = (unsigned char)key[i];
-        if (lower && c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c - 'A' + 'a');
-        prefix = prefix << 8 | c;
-    }
-    *ended = i < 8;
-    return i ? prefix << 8 * (8 - i) : 0; /* NUL-padded to 8 bytes */
-}
-
-/* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
- * it by recipient domain (case-insensitively), then by address; the
- * resolver then meets the transports and destinations in that order (and
- * defers recipients of dead destinations in that order).  Keys computed
- * once per run (resolve_keys), whole strings only when the prefixes
- * agree.  A run that is not one recipient is alone with its domain in the
- * batch (see struct qs_batch_rcpt), so its address is never compared. */
-static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
-                       const struct qs_batch_rcpt *b)
-{
-    const qs_mgroup *ga = &m->groups[a->group];
-    const qs_mgroup *gb = &m->groups[b->group];
-    char da[ADDRESS_MAX], db[ADDRESS_MAX];
-    int c;
-    if (a->dprefix != b->dprefix)
-        return a->dprefix < b->dprefix ? -1 : 1;
-    if (!a->dkey_short && (c = domain_cmp(ga->nexthop, gb->nexthop)) != 0)
-        return c;
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix ? -1 : 1;
-    if (a->key_short)
-        return 0;
-    rcpt_address(ga, a->index, a->ordinal, da);
-    rcpt_address(gb, b->index, b->ordinal, db);
-    return strcmp(da, db);
-}
-
-/* The resolve keys of a run: its domain's; and its address's if it is one
- * recipient that shares its domain (whole runs never compare addresses:
- * see resolve_cmp). */
-static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
-                         int address)
-{
-    const qs_mgroup *g = &m->groups[b->group];
-    char buf[ADDRESS_MAX];
-    b->dprefix = key_prefix(g->nexthop, 1, &b->dkey_short);
-    b->prefix = 0;
-    b->key_short = 1;
-    if (address) {
-        rcpt_address(g, b->index, b->ordinal, buf);
-        b->prefix = key_prefix(buf, 0, &b->key_short);
-    }
-}
-
-typedef int (*run_cmp_fn)(const qs_message *, const struct qs_batch_rcpt *,
-                          const struct qs_batch_rcpt *);
-
-/* Stable merge sort with context (qsort has neither): stability keeps
- * equal runs in the order they had (written order, or the resolve order
- * for the batch order), which makes the result independent of the C
- * library's qsort. */
-static void batch_sort(const qs_message *m, run_cmp_fn cmp,
-                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
-                       size_t n)
-{
-    size_t mid = n / 2, i = 0, j = mid, k = 0;
-    if (n < 2)
-        return;
-    batch_sort(m, cmp, v, tmp, mid);
-    batch_sort(m, cmp, v + mid, tmp, n - mid);
-    if (cmp(m, &v[mid - 1], &v[mid]) <= 0)
-        return; /* already in order (a written order often is) */
-    while (i < mid && j < n)
-        tmp[k++] = cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
-    while (i < mid)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
-
-static int transport_name_cmp(const void *a, const void *b)
-{
-    const qs_transport *x = *(qs_transport *const *)a;
-    const qs_transport *y = *(qs_transport *const *)b;
-    return strcmp(x->name, y->name);
-}
-
-/* The sort keys of a batch's runs: transports ranked by name (few), then
- * each run's destination key. */
-static void batch_keys(qs_sched *s, const qs_message *m,
-                       struct qs_batch_rcpt *v, size_t n)
-{
-    qs_transport *few[16], **names = few, *t;
-    size_t i, nnames = 0;
-    uint64_t stamp = (uint64_t)s->stats.reads; /* this batch's number */
-    if (s->ntransports > sizeof few / sizeof few[0])
-        names = qsi_calloc(s->ntransports, sizeof *names);
-    for (i = 0; i < n; i++) {
-        t = v[i].transport;
-        if (t->batch_stamp != stamp) {
-            t->batch_stamp = stamp;
-            names[nnames++] = t;
-        }
-    }
-    qsort(names, nnames, sizeof *names, transport_name_cmp);
-    for (i = 0; i < nnames; i++)
-        names[i]->batch_rank = i;
-    if (names != few)
-        free(names);
-    for (i = 0; i < n; i++) {
-        v[i].rank = v[i].transport->batch_rank;
-        run_key(m, &v[i]);
-    }
-}
+#include "batch_order.h"
 
 /* Where the recipients of the batch go: the state of the assignment loop
  * between runs. */
@@ -329,6 +58,23 @@ static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
     r.n = a->dead_run;
     qsi_emit(s, &r);
     a->dead_run = 0;
+}
+
+/* The transport of group g, created if this is the first read naming it.
+ * A message's groups often name one transport: the previous group's,
+ * when it is known and has the same name, is the same object (no map
+ * look-up; transports live as long as the scheduler). */
+static qs_transport *group_transport(qs_sched *s, qs_message *m,
+                                     qs_mgroup *g)
+{
+    if (!g->t) {
+        if (g > m->groups && g[-1].t &&
+            strcmp(g[-1].transport, g->transport) == 0)
+            g->t = g[-1].t;
+        else
+            g->t = qsi_transport_obtain(s, g->transport);
+    }
+    return g->t;
 }
 
 /* `count` recipients of one run, in order, to queue q of transport t. */
@@ -387,85 +133,25 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
     a->entry = entry;
 }
 
-/* Pass 3, postfix profile (S-PFX-11): resolve the batch in Postfix's
- * resolving order - create transports (S-PFX-13: each new one enters the
- * round robin where it resumes) and destinations, and defer the
- * recipients of dead destinations (S-CON-9), in runs in that order -
- * then sort it into the batch order.  The n runs of pass 2 (one per group
- * slice) are first split where the recipients must be told apart: a run
- * whose destination is the recipient, or whose domain another run shares
- * (the resolve order interleaves those by address), becomes one run per
- * recipient; a run alone with its domain stays whole (its recipients go
- * to one transport and one destination whatever their order).  Returns
- * the number of runs. */
+/* Pass 3, postfix profile (S-PFX-11): put the batch in Postfix's
+ * resolving order (batch_order.c), resolve it in that order - create
+ * transports (S-PFX-13: each new one enters the round robin where it
+ * resumes) and destinations, and defer the recipients of dead
+ * destinations (S-CON-9), in runs in that order - then sort it into the
+ * batch order (batch_order.c).  Returns the number of runs. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)
 {
-    struct qs_batch_rcpt *v = s->batch, *tmp = s->batch + s->batch_cap;
-    size_t i, j, out;
-    int64_t k;
-    char dest[ADDRESS_MAX];
-    /* one run of one destination (a refill of a bulk message, a small
-     * message): nothing to order */
-    if (n == 1 && !v[0].limit1) {
-        v[0].deferred = 0;
-        out = 1;
-        goto resolve;
-    }
-    /* which runs share a domain: sort a copy by domain (few runs) */
-    for (i = 0; i < n; i++) {
-        tmp[i] = v[i];
-        tmp[i].rank = i; /* its place in v */
-    }
-    for (i = 1; i < n; i++) { /* insertion sort by domain: n is small */
-        struct qs_batch_rcpt x = tmp[i];
-        for (j = i; j > 0 && domain_cmp(m->groups[tmp[j - 1].group].nexthop,
-                                        m->groups[x.group].nexthop) > 0; j--)
-            tmp[j] = tmp[j - 1];
-        tmp[j] = x;
-    }
-    for (i = 0; i < n; i++) {
-        int shared = (i > 0 && domain_cmp(m->groups[tmp[i - 1].group].nexthop,
-                                          m->groups[tmp[i].group].nexthop)
-                                   == 0) ||
-                     (i + 1 < n &&
-                      domain_cmp(m->groups[tmp[i + 1].group].nexthop,
-                                 m->groups[tmp[i].group].nexthop) == 0);
-        v[tmp[i].rank].deferred = shared; /* "split", for the moment */
-    }
-    /* split, from the end so that v can grow in place: run i goes to
-     * [start(i), start(i) + pieces(i)) */
-    for (i = 0, out = 0; i < n; i++)
-        out += v[i].limit1 || v[i].deferred ? (size_t)v[i].count : 1;
-    for (i = n, j = out; i-- > 0;) {
-        struct qs_batch_rcpt x = v[i];
-        if (x.limit1 || x.deferred) {
-            for (k = x.count; k-- > 0;) {
-                struct qs_batch_rcpt *b = &v[--j];
-                *b = x;
-                b->index = x.index + k;
-                b->ordinal = x.ordinal + k;
-                b->count = 1;
-                b->deferred = 0;
-                resolve_keys(m, b, 1);
-            }
-        } else {
-            v[--j] = x;
-            resolve_keys(m, &v[j], 0);
-        }
-    }
-    /* the resolve order, and the resolution in that order */
-    batch_sort(m, resolve_cmp, v, tmp, out);
-resolve:
+    struct qs_batch_rcpt *v = s->batch;
+    size_t i, out = qsi_batch_resolve_order(s, m, n);
+    char dest[QSI_ADDRESS_MAX];
     for (i = 0; i < out; i++) {
         struct qs_batch_rcpt *b = &v[i];
         qs_mgroup *g = &m->groups[b->group];
         qs_queue *q;
-        if (!g->t)
-            g->t = qsi_transport_obtain(s, g->transport);
-        b->transport = g->t;
+        b->transport = group_transport(s, m, g);
         if (b->limit1) {
-            rcpt_address(g, b->index, b->ordinal, dest);
+            qsi_rcpt_address(g, b->index, b->ordinal, dest);
             q = qsi_queue_obtain(s, g->t, dest);
         } else {
             q = qsi_queue_obtain(s, g->t, g->nexthop);
@@ -485,10 +171,7 @@ resolve:
         trace_dead_run(s, m, a);
     a->dead_q = NULL;
     /* the batch order, stable from the resolve order */
-    if (out > 1) {
-        batch_keys(s, m, v, out);
-        batch_sort(m, run_cmp, v, tmp, out);
-    }
+    qsi_batch_order(s, m, out);
     return out;
 }
 
@@ -520,7 +203,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     int64_t offset;
     int postfix = qsi_postfix(s);
     assign_state a = {NULL, NULL, 0};
-    char dest[ADDRESS_MAX];
+    char dest[QSI_ADDRESS_MAX];
     qs_trace r;
 
     if (n <= 0 && !m->end_unseen)
@@ -539,8 +222,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
          group++, offset = 0) {
         qs_mgroup *g = &m->groups[group];
         int64_t c = g->count - offset < left ? g->count - offset : left;
-        if (!g->t && !postfix)
-            g->t = qsi_transport_obtain(s, g->transport);
+        if (!postfix)
+            group_transport(s, m, g);
         nruns += postfix ? (size_t)c : 1; /* at most: see pass 3 */
         left -= c;
     }
@@ -567,9 +250,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         b->ordinal = ordinal;
         b->count = c;
         b->transport = g->t;
-        b->limit1 = (g->t ? g->t->dest_rcpt_limit
-                          : qs_param_int(s->params, g->transport,
-                                         QP_DEST_RCPT_LIMIT)) == 1;
+        if (g->t)
+            b->limit1 = g->t->dest_rcpt_limit == 1;
+        else if (nruns > 1 && strcmp(m->groups[b[-1].group].transport,
+                                     g->transport) == 0)
+            b->limit1 = b[-1].limit1; /* same name, same parameter */
+        else
+            b->limit1 = qs_param_int(s->params, g->transport,
+                                     QP_DEST_RCPT_LIMIT) == 1;
         b->deferred = 0;
         ordinal += c;
         left -= c;
@@ -585,12 +273,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     m->refill_time = s->now;
     QSI_CK_MSG(s, m);
     s->stats.reads++;
-    r = qsi_trace_init(QS_T_READ);
-    r.msg = m->id;
-    r.n = n;
-    r.a = m->rcpt_unread;
-    r.b = limit;
-    qsi_emit(s, &r);
+    if (QSI_EXPLAIN(s)) { /* `read` is of the explain level */
+        r = qsi_trace_init(QS_T_READ);
+        r.msg = m->id;
+        r.n = n;
+        r.a = m->rcpt_unread;
+        r.b = limit;
+        qsi_emit(s, &r);
+    }
     if (postfix)
         nruns = batch_resolve_postfix(s, m, nruns, &a);
 
@@ -614,7 +304,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         }
         /* the destination is the recipient: a queue each */
         for (k = 0; k < b->count; k++) {
-            rcpt_address(g, b->index + k, b->ordinal + k, dest);
+            qsi_rcpt_address(g, b->index + k, b->ordinal + k, dest);
             assign_run(s, m, t, qsi_queue_obtain(s, t, dest), 1, &a);
         }
     }

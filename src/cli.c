@@ -338,6 +338,9 @@ static int run_main(int argc, char **argv)
     }
     if (profile)
         qs_stream_set_profile(st, profile, err, sizeof err);
+    /* without --explain the sink drops the explain level (run_sink): the
+     * scheduler need not build it (issue 16) */
+    qs_stream_set_explain(st, c.pr.explain);
     if (file && strcmp(file, "-") != 0) {
         in = fopen(file, "r");
         if (!in) {

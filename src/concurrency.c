@@ -15,7 +15,8 @@
  * fail_cohorts.  The arithmetic of each pseudocode block (the feedback
  * value, the hysteresis loops, the cohort count, the safety test) is a
  * pure function in kernels.c, proved there with Frama-C; this file decides
- * when each block runs and on which queue, and reports the result.
+ * when each block runs and on which queue, and reports the result
+ * (the records are built in concurrency_trace.c).
  * May not: choose entries or jobs (select.c, preempt.c), or touch recipient
  * slots (memory.c).  Pending entries of a dying queue are deferred through
  * messages.c, blockers released through select.c.
@@ -181,99 +182,6 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     free(q);
 }
 
-/* ---- explain records (explain level, spec/trace.md) ---- */
-
-static qs_trace conc_trace(enum qs_trace_kind kind, const qs_queue *q)
-{
-    qs_trace r = qsi_trace_init(kind);
-    r.transport = q->transport->name;
-    r.dest = q->name;
-    return r;
-}
-
-/* `safety`: S-CON-3 "Don't apply positive feedback unless concurrency <
- * busy_refcount + init_dest_concurrency", with the busy count the profile
- * uses (S-PFX-6), and in the postfix profile the limit stop first
- * (S-PFX-3). */
-static void trace_safety(qs_sched *s, const qs_queue *q, int allowed)
-{
-    qs_trace r = conc_trace(QS_T_SAFETY, q);
-    r.a = q->window;
-    r.b = q->busy;
-    r.c = q->transport->init_conc;
-    r.d = q->transport->dest_conc_limit;
-    r.e = allowed;
-    r.f = qsi_postfix(s);
-    qsi_emit(s, &r);
-}
-
-/* `success` / `failure`: one feedback step - the form and value of g(N)
- * or f(N), the counter before and after, the rounds of hysteresis 1 (each
- * adds or takes 1, at most two, kernels.c) and the window. */
-static void trace_step(qs_sched *s, const qs_queue *q,
-                       enum qs_trace_kind kind, const qs_feedback *fb,
-                       int old, double value, double before, double after,
-                       int guard)
-{
-    qs_trace r = conc_trace(kind, q);
-    double rounds = kind == QS_T_SUCCESS ? (before + value) - after
-                                         : after - (before - value);
-    r.a = old;
-    r.b = q->window;
-    r.c = q->transport->dest_conc_limit;
-    r.d = guard;
-    r.e = (int64_t)(rounds + 0.5); /* a whole number, up to rounding */
-    r.f = fb->form;
-    r.x = fb->base;
-    r.y = value;
-    r.z = before;
-    r.w = after;
-    qsi_emit(s, &r);
-}
-
-/* `cohort`: S-CON-6, S-CON-8 / S-PFX-1, the failed pseudo-cohorts against
- * the limit. */
-static void trace_cohort(qs_sched *s, const qs_queue *q, double before,
-                         int dead)
-{
-    qs_trace r = conc_trace(QS_T_COHORT, q);
-    r.a = q->window;
-    r.b = q->transport->cohort_limit;
-    r.c = dead;
-    r.d = qsi_postfix(s);
-    r.x = before;
-    r.y = q->fail_cohorts;
-    qsi_emit(s, &r);
-}
-
-/* `backoff`: S-CON-9 .. S-CON-11, S-PFX-8, the life of a dead
- * destination. */
-static void trace_backoff(qs_sched *s, const qs_queue *q,
-                          enum qs_backoff_case why)
-{
-    qs_trace r = conc_trace(QS_T_BACKOFF, q);
-    r.a = q->revive_at;
-    r.b = s->min_backoff;
-    r.c = s->now;
-    r.d = why;
-    qsi_emit(s, &r);
-}
-
-/* One `window T:DEST OLD NEW` line per feedback that moved the window,
- * however many steps it took (spec/trace.md).  Unchanged: nothing. */
-static void trace_window(qs_sched *s, qs_queue *q, int old)
-{
-    qs_trace r;
-    if (q->window == old)
-        return;
-    r = qsi_trace_init(QS_T_WINDOW);
-    r.transport = q->transport->name;
-    r.dest = q->name;
-    r.a = old;
-    r.b = q->window;
-    qsi_emit(s, &r);
-}
-
 /* The dead list is ordered by revival time; a queue leaves it when it
  * revives (by backoff in qs_advance, or early in the postfix profile). */
 static void queue_dead_unlink(qs_sched *s, qs_queue *q)
@@ -322,7 +230,7 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
      * the postfix profile's success on a dead destination, explained by
      * feedback_positive. */
     if (q->revive_at <= s->now)
-        trace_backoff(s, q, QS_BACKOFF_EXPIRED);
+        qsi_conc_trace_backoff(s, q, QS_BACKOFF_EXPIRED);
     queue_dead_unlink(s, q);
     /* R-16 revival_window: initial (the document profile) or the
      * deliveries in flight, if any (S-PFX-4, the postfix profile).  The
@@ -379,7 +287,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
     r.transport = t->name;
     r.dest = q->name;
     qsi_emit(s, &r);
-    trace_backoff(s, q, QS_BACKOFF_DEAD);
+    qsi_conc_trace_backoff(s, q, QS_BACKOFF_DEAD);
     qsi_queue_update_ready(q);
     /* S-PRE-12 (document profile): a destination declared dead releases
      * the blockers that have peers there (R-13; before its entries are
@@ -503,8 +411,8 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
          * document has a dead destination's concurrency at 0 and guards
          * nothing else with it, so the success has nowhere to go; Postfix
          * takes it as proof of life. */
-        trace_backoff(s, q, revives ? QS_BACKOFF_OK_REVIVES
-                                    : QS_BACKOFF_OK_IGNORED);
+        qsi_conc_trace_backoff(s, q, revives ? QS_BACKOFF_OK_REVIVES
+                                             : QS_BACKOFF_OK_IGNORED);
         if (revives)
             qsi_queue_revive(s, q, (int)q->busy);
         return;
@@ -516,13 +424,13 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
     cohorts = q->fail_cohorts;
     /* S-CON-3 (S-PFX-3, S-PFX-5, S-PFX-6): may the window grow? */
     allowed = queue_positive_allowed(q, t, qsi_postfix(s));
-    trace_safety(s, q, allowed);
+    qsi_conc_trace_safety(s, q, allowed);
     if (allowed) {
         /* S-CON-4, S-CON-5 (S-PFX-2) */
         before = q->success;
         g = queue_positive_step(q, t, qsi_postfix(s));
-        trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before, q->success,
-                   qsi_postfix(s));
+        qsi_conc_trace_step(s, q, QS_T_SUCCESS, &t->pos, old, g, before,
+                            q->success, qsi_postfix(s));
     } else if (QS_READING(s, QR_SAFETY_COHORT_RESET) == QRV_SAFETY_RESETS) {
         /* done: the safety rule holds back the window only;
          * "fail_cohorts = 0" still runs. */
@@ -532,7 +440,7 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
          * safety rule holds back the reset too. */
         q->fail_cohorts = cohorts;
     }
-    trace_window(s, q, old);
+    qsi_conc_trace_window(s, q, old);
     qsi_queue_update_ready(q);
 }
 
@@ -609,23 +517,23 @@ static void feedback_negative(qs_sched *s, qs_queue *q)
     double f, before;
     if (q->dead) {
         /* the pseudocode's "if (concurrency > 0)" */
-        trace_backoff(s, q, QS_BACKOFF_FAIL_IGNORED);
+        qsi_conc_trace_backoff(s, q, QS_BACKOFF_FAIL_IGNORED);
         return;
     }
     /* S-CON-6, S-CON-8 / S-PFX-1 */
     before = q->fail_cohorts;
     if (queue_negative_count(q, t, qsi_postfix(s))) {
-        trace_cohort(s, q, before, 1);
+        qsi_conc_trace_cohort(s, q, before, 1);
         queue_die(s, q);
         return;
     }
-    trace_cohort(s, q, before, 0);
+    qsi_conc_trace_cohort(s, q, before, 0);
     /* S-CON-7 (S-PFX-2: rounding guard, here failure - f/2 < 0) */
     before = q->failure;
     f = queue_negative_step(q, t, qsi_postfix(s));
-    trace_step(s, q, QS_T_FAILURE, &t->neg, old, f, before, q->failure,
-               qsi_postfix(s));
-    trace_window(s, q, old);
+    qsi_conc_trace_step(s, q, QS_T_FAILURE, &t->neg, old, f, before,
+                        q->failure, qsi_postfix(s));
+    qsi_conc_trace_window(s, q, old);
     qsi_queue_update_ready(q);
 }
 

@@ -39,6 +39,36 @@ typedef struct setting {
     long lineno;
 } setting;
 
+/* Character classes of the language, one table look-up per byte instead
+ * of a chain of comparisons (issue 16: the parser reads every byte of
+ * every line).  C locale, no ctype call. */
+enum {
+    CH_END = 1,       /* ends a word: NUL, blank, tab */
+    CH_TRANSPORT = 2, /* in a transport name: a-z 0-9 - */
+    CH_NAME = 4       /* in other names: also A-Z . _ + */
+};
+#define CH_T (CH_TRANSPORT | CH_NAME)
+static const unsigned char char_class[256] = {
+    [0] = CH_END, [' '] = CH_END, ['\t'] = CH_END,
+    ['-'] = CH_T, ['.'] = CH_NAME, ['_'] = CH_NAME, ['+'] = CH_NAME,
+    ['0'] = CH_T, ['1'] = CH_T, ['2'] = CH_T, ['3'] = CH_T, ['4'] = CH_T,
+    ['5'] = CH_T, ['6'] = CH_T, ['7'] = CH_T, ['8'] = CH_T, ['9'] = CH_T,
+    ['a'] = CH_T, ['b'] = CH_T, ['c'] = CH_T, ['d'] = CH_T, ['e'] = CH_T,
+    ['f'] = CH_T, ['g'] = CH_T, ['h'] = CH_T, ['i'] = CH_T, ['j'] = CH_T,
+    ['k'] = CH_T, ['l'] = CH_T, ['m'] = CH_T, ['n'] = CH_T, ['o'] = CH_T,
+    ['p'] = CH_T, ['q'] = CH_T, ['r'] = CH_T, ['s'] = CH_T, ['t'] = CH_T,
+    ['u'] = CH_T, ['v'] = CH_T, ['w'] = CH_T, ['x'] = CH_T, ['y'] = CH_T,
+    ['z'] = CH_T,
+    ['A'] = CH_NAME, ['B'] = CH_NAME, ['C'] = CH_NAME, ['D'] = CH_NAME,
+    ['E'] = CH_NAME, ['F'] = CH_NAME, ['G'] = CH_NAME, ['H'] = CH_NAME,
+    ['I'] = CH_NAME, ['J'] = CH_NAME, ['K'] = CH_NAME, ['L'] = CH_NAME,
+    ['M'] = CH_NAME, ['N'] = CH_NAME, ['O'] = CH_NAME, ['P'] = CH_NAME,
+    ['Q'] = CH_NAME, ['R'] = CH_NAME, ['S'] = CH_NAME, ['T'] = CH_NAME,
+    ['U'] = CH_NAME, ['V'] = CH_NAME, ['W'] = CH_NAME, ['X'] = CH_NAME,
+    ['Y'] = CH_NAME, ['Z'] = CH_NAME
+};
+#define CH(c, cls) (char_class[(unsigned char)(c)] & (cls))
+
 struct qs_stream {
     char *fname;            /* FILE of "FILE:LINE: reason" */
     long lineno;            /* lines fed so far (the current line's number) */
@@ -61,6 +91,7 @@ struct qs_stream {
     char **words;           /* the words of an arrive line (arrive_line) */
     size_t wcap;
     long checks;            /* invariant checks made (--check-invariants) */
+    int quiet_explain;      /* qs_stream_set_explain(st, 0) was called */
 };
 
 /* Creates a stream reader; fname only names the input in messages. */
@@ -158,6 +189,15 @@ static int lerr(qs_stream *st, char *err, size_t errlen, const char *what,
                 const char *detail)
 {
     return lerr_at(st, st->lineno, err, errlen, what, detail);
+}
+
+/* events.h: whether the sink wants the explain level, for the scheduler
+ * (now or when it is created). */
+void qs_stream_set_explain(qs_stream *st, int wanted)
+{
+    st->quiet_explain = !wanted;
+    if (st->sched)
+        qs_sched_set_explain(st->sched, wanted);
 }
 
 /* `profile document|postfix`, or --profile: a setting, so only before the
@@ -295,13 +335,21 @@ static int ensure_sched(qs_stream *st, char *err, size_t errlen)
             return lerr(st, err, errlen, st->forced[i], why);
     st->sched = qs_sched_new(st->params, st->profile, st->sink, st->ctx, why,
                              sizeof why);
-    if (st->sched)
+    if (st->sched) {
+        if (st->quiet_explain)
+            qs_sched_set_explain(st->sched, 0);
         return 0;
+    }
     line = blame_setting(st, blamed, sizeof blamed);
     if (line > 0)
         return lerr_at(st, line, err, errlen, blamed, NULL);
     return lerr(st, err, errlen, why, NULL);
 }
+
+/* ensure_sched without a call once the scheduler exists (every line
+ * after the first event). */
+#define HAVE_SCHED(st, err, errlen)                                         \
+    ((st)->sched ? 0 : ensure_sched((st), (err), (errlen)))
 
 /* End of input: an empty stream, or one with only settings, is valid, and
  * its settings are still checked (the scheduler is created). */
@@ -324,7 +372,7 @@ static size_t split_words(char *buf, char **w, size_t max)
         if (n == max)
             return max + 1;
         w[n++] = p;
-        while (*p && *p != ' ' && *p != '\t')
+        while (!CH(*p, CH_END))
             p++;
         if (*p)
             *p++ = 0;
@@ -338,16 +386,17 @@ static size_t split_words(char *buf, char **w, size_t max)
  * two faults need different fixes, so they get different messages. */
 static int parse_count(const char *s, int64_t max, int64_t *out)
 {
-    int64_t v = 0;
-    int big = 0;
+    int64_t v = 0, max10 = max / 10;
+    int big = 0, maxd = (int)(max % 10);
     if (!*s)
         return -1;
     for (; *s; s++) {
         int d = *s - '0';
         if (*s < '0' || *s > '9') /* isdigit, C locale, without a call */
             return -1;
-        /* v * 10 + d <= max, tested before computing it (no overflow) */
-        if (big || v > (max - d) / 10)
+        /* v * 10 + d <= max, tested before computing it (no overflow):
+         * v < max / 10, or v = max / 10 and d <= max % 10 */
+        if (big || v > max10 || (v == max10 && d > maxd))
             big = 1;
         else
             v = v * 10 + d;
@@ -360,22 +409,24 @@ static int parse_count(const char *s, int64_t max, int64_t *out)
 
 /* Names of the language (spec/events.md grammar): a transport is
  * lower-case letters, digits and '-'; message ids, local parts and
- * next-hops also allow upper case, '.', '_' and '+'. */
-static int name_ok(const char *s, int transport)
+ * next-hops also allow upper case, '.', '_' and '+'.  Returns the name's
+ * length, 0 if it is empty or has another character (the length comes
+ * with the check: no strlen for the length limits). */
+static size_t name_len(const char *s, int transport)
 {
-    if (!*s)
-        return 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        /* isdigit, islower, isupper of the C locale, without calls */
-        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-')
-            continue;
-        if (!transport && ((c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
-                           c == '+'))
-            continue;
-        return 0;
-    }
-    return 1;
+    const char *p = s;
+    int cls = transport ? CH_TRANSPORT : CH_NAME;
+    for (; *p; p++)
+        if (!CH(*p, cls))
+            return 0;
+    return (size_t)(p - s);
+}
+
+/* A name of at most max bytes (name_len). */
+static int name_ok(const char *s, int transport, size_t max)
+{
+    size_t n = name_len(s, transport);
+    return n > 0 && n <= max;
 }
 
 /* One recipient group TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] (S-EV-4), split in
@@ -406,7 +457,7 @@ static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
         *at = 0;
         g->local = w;
         w = at + 1;
-        if (!name_ok(g->local, 0) || strlen(g->local) > 64) {
+        if (!name_ok(g->local, 0, 64)) {
             snprintf(why, whylen, "bad local part \"%.64s\" (letters, "
                      "digits, .-_+; at most 64)", g->local);
             return -1;
@@ -414,12 +465,12 @@ static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
     }
     g->nexthop = w;
     g->count = count;
-    if (!name_ok(g->transport, 1) || strlen(g->transport) > 64) {
+    if (!name_ok(g->transport, 1, 64)) {
         snprintf(why, whylen, "bad transport name \"%.64s\" (lower-case "
                  "letters, digits, -; at most 64)", g->transport);
         return -1;
     }
-    if (!name_ok(g->nexthop, 0) || strlen(g->nexthop) > 200) {
+    if (!name_ok(g->nexthop, 0, 200)) {
         snprintf(why, whylen, "bad next-hop \"%.64s\" (letters, digits, "
                  ".-_+; at most 200)", g->nexthop);
         return -1;
@@ -439,7 +490,7 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
     if (nw < 3)
         return lerr(st, err, errlen, "arrive needs MSGID and at least one "
                     "TRANSPORT:NEXTHOP", NULL);
-    if (!name_ok(w[1], 0) || strlen(w[1]) > 64)
+    if (!name_ok(w[1], 0, 64))
         return lerr(st, err, errlen, "bad message id (letters, digits, "
                     ".-_+; at most 64)", w[1]);
     if (nw - 2 > st->gcap) {
@@ -457,7 +508,7 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
             return lerr(st, err, errlen, "more than 1000000000 recipients "
                         "in one message", NULL);
     }
-    if (ensure_sched(st, err, errlen))
+    if (HAVE_SCHED(st, err, errlen))
         return 2;
     if (qs_arrive(st->sched, w[1], st->groups, nw - 2, why, sizeof why) < 0)
         return lerr(st, err, errlen, why, NULL);
@@ -575,6 +626,45 @@ static int arrive_line(qs_stream *st, const char *line, size_t len,
     return do_arrive(st, st->words, n, err, errlen);
 }
 
+/* The canonical forms of the two other frequent lines, read without
+ * copying and splitting the line: `done D<n> ok|fail|defer` with n of 1 to
+ * 18 digits, the first not 0 (so 1 <= n < 2^62, what parse_count admits),
+ * and `at <t>` with t of 1 to 9 digits (t < 2^33), single blanks, nothing
+ * else on the line.  Returns the number and sets *outcome (done) or
+ * returns -1: the line is not in that form and goes the general way. */
+static int64_t fast_number(const char *p, const char *end, int maxdigits)
+{
+    int64_t v = 0;
+    if (end - p < 1 || end - p > maxdigits || *p == '0')
+        return -1;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}
+
+static int64_t fast_done(const char *line, size_t len, enum qs_outcome *o)
+{
+    const char *end = line + len, *sp;
+    if (len < 10 || memcmp(line, "done D", 6) != 0)
+        return -1;
+    if (memcmp(end - 3, " ok", 3) == 0) {
+        *o = QS_DONE_OK;
+        sp = end - 3;
+    } else if (memcmp(end - 5, " fail", 5) == 0) {
+        *o = QS_DONE_FAIL;
+        sp = end - 5;
+    } else if (len >= 12 && memcmp(end - 6, " defer", 6) == 0) {
+        *o = QS_DONE_DEFER;
+        sp = end - 6;
+    } else {
+        return -1;
+    }
+    return sp > line + 6 ? fast_number(line + 6, sp, 18) : -1;
+}
+
 /* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
  * the verb; one valid line is exactly one call of the core API. */
 int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
@@ -585,12 +675,43 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     int64_t v;
     int rc;
     char why[256];
+    enum qs_outcome o;
 
     st->lineno++;
     /* S-EV-1 steps 1 and 2, in this order */
     if (len > QS_LINE_MAX)
         return lerr(st, err, errlen, "line too long (limit 1048576 bytes)",
                     NULL);
+    /* The commonest line, exactly `select` (S-EV-8, round robin): what the
+     * general path below does with it, without copying and splitting it
+     * (issue 16: about one line in three of a replay). */
+    if (len == 6 && memcmp(line, "select", 6) == 0) {
+        qs_delivery d;
+        if (HAVE_SCHED(st, err, errlen))
+            return 2;
+        if (qs_select(st->sched, NULL, &d, why, sizeof why) < 0)
+            return lerr(st, err, errlen, why, NULL);
+        return 0;
+    }
+    if (len > 3 && line[0] == 'd' && (v = fast_done(line, len, &o)) > 0) {
+        if (HAVE_SCHED(st, err, errlen))
+            return 2;
+        if (qs_done(st->sched, v, o, why, sizeof why) < 0)
+            return lerr(st, err, errlen, why, NULL);
+        return 0;
+    }
+    if (len > 3 && memcmp(line, "at ", 3) == 0 &&
+        (v = fast_number(line + 3, line + len, 9)) >= 0) {
+        if (HAVE_SCHED(st, err, errlen))
+            return 2;
+        if (qs_advance(st->sched, v, why, sizeof why) < 0) {
+            char t[16];
+            memcpy(t, line + 3, len - 3);
+            t[len - 3] = 0;
+            return lerr(st, err, errlen, why, t);
+        }
+        return 0;
+    }
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {
@@ -607,21 +728,21 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     nw = split_words(st->buf, w, 8);
     if (nw == 0)
         return 0; /* blank or comment only: counts for line numbers */
-    if (strcmp(w[0], "arrive") == 0) {
+    if (w[0][0] == 'a' && strcmp(w[0], "arrive") == 0) {
         if (nw <= 8 && nw >= 3) /* split already: no second pass */
             return do_arrive(st, w, nw, err, errlen);
         return arrive_line(st, line, len, err, errlen);
     }
     if (nw > 3)
         return lerr(st, err, errlen, "too many words", w[0]);
-    if (strcmp(w[0], "profile") == 0) {
+    if (w[0][0] == 'p' && strcmp(w[0], "profile") == 0) {
         /* S-EV-5: a setting, like a parameter */
         if (nw != 2)
             return lerr(st, err, errlen, "usage: profile document|postfix",
                         NULL);
         return qs_stream_set_profile(st, w[1], err, errlen);
     }
-    if (strcmp(w[0], "at") == 0) {
+    if (w[0][0] == 'a' && strcmp(w[0], "at") == 0) {
         /* S-EV-6; the limit 2^33 keeps the score products in 64 bits */
         if (nw != 2 || (rc = parse_count(w[1], (int64_t)1 << 33, &v)) == -1)
             return lerr(st, err, errlen, "usage: at T (T a whole number of "
@@ -629,30 +750,29 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         if (rc == -2)
             return lerr(st, err, errlen, "time out of range (at most 2^33 = "
                         "8589934592 seconds)", w[1]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_advance(st->sched, v, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, w[1]);
         return 0;
     }
-    if (strcmp(w[0], "select") == 0) {
+    if (w[0][0] == 's' && strcmp(w[0], "select") == 0) {
         /* S-EV-8: one delivery agent asks for work, on TRANSPORT or by
          * round robin; the core prints deliver or idle */
         qs_delivery d;
         if (nw > 2)
             return lerr(st, err, errlen, "usage: select [TRANSPORT]", NULL);
-        if (nw == 2 && (!name_ok(w[1], 1) || strlen(w[1]) > 64))
+        if (nw == 2 && !name_ok(w[1], 1, 64))
             return lerr(st, err, errlen, "bad transport name", w[1]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_select(st->sched, nw == 2 ? w[1] : NULL, &d, why,
                       sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);
         return 0;
     }
-    if (strcmp(w[0], "done") == 0) {
+    if (w[0][0] == 'd' && strcmp(w[0], "done") == 0) {
         /* S-EV-9: delivery D<n> (numbered in select order) finished */
-        enum qs_outcome o;
         if (nw != 3)
             return lerr(st, err, errlen, "usage: done D<n> ok|fail|defer",
                         NULL);
@@ -669,7 +789,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         else
             return lerr(st, err, errlen, "bad outcome (want ok, fail or "
                         "defer)", w[2]);
-        if (ensure_sched(st, err, errlen))
+        if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_done(st->sched, v, o, why, sizeof why) < 0)
             return lerr(st, err, errlen, why, NULL);

@@ -40,6 +40,11 @@ int qs_stream_finish(qs_stream *st, char *err, size_t errlen);
 qs_sched *qs_stream_sched(qs_stream *st);
 /* The number of the last line fed (0 before the first). */
 long qs_stream_lineno(const qs_stream *st);
+/* Whether the sink wants the records of the explain level: 1 (every
+ * record) unless set to 0, which the scheduler is then told, now or when
+ * it is created (qs_sched_set_explain: it neither builds nor emits
+ * them).  For a sink that prints only the default level. */
+void qs_stream_set_explain(qs_stream *st, int wanted);
 /* Force a profile before the first event (command line). */
 int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
                           size_t errlen);

@@ -60,10 +60,14 @@
 #include <stdlib.h>
 #include "sched_int.h"
 
-/* One explain-level line naming a job: blocker, retire, relink. */
+/* One explain-level line naming a job: blocker, retire, relink; nothing
+ * when nobody wants the explain level (qs_sched_set_explain). */
 void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
 {
-    qs_trace r = qsi_trace_init(kind);
+    qs_trace r;
+    if (!QSI_EXPLAIN(s))
+        return;
+    r = qsi_trace_init(kind);
     r.transport = j->transport->name;
     r.msg = j->message->id;
     qsi_emit(s, &r);

@@ -164,7 +164,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     if (unused > 0 && next && pool_before + unused > 0)
         QSI_CK_MSG(s, next->message);
     if (unused > 0) {
-        if (s->sink) {
+        if (QSI_EXPLAIN(s)) { /* `rcptpool` is of the explain level */
             qs_trace r = qsi_trace_init(QS_T_RCPTPOOL);
             r.transport = t->name;
             r.msg = m->id;
@@ -290,11 +290,13 @@ static int message_finish(qs_sched *s, qs_message *m)
         s->active_tail = m->aprev;
     s->active_count--;
     s->stats.messages_done++;
-    r = qsi_trace_init(QS_T_LEAVE);
-    r.msg = m->id;
-    r.a = m->delivered;
-    r.b = m->deferred;
-    qsi_emit(s, &r);
+    if (QSI_EXPLAIN(s)) { /* `leave` is of the explain level */
+        r = qsi_trace_init(QS_T_LEAVE);
+        r.msg = m->id;
+        r.a = m->delivered;
+        r.b = m->deferred;
+        qsi_emit(s, &r);
+    }
     qsi_ck_message_gone(s, m);
     qsi_message_free(m);
     return 1;
@@ -365,7 +367,7 @@ void qsi_run_checks(qs_sched *s)
 void qsi_message_activate(qs_sched *s, qs_message *m)
 {
     int64_t limit;
-    qs_trace r = qsi_trace_init(QS_T_ACTIVATE);
+    qs_trace r;
     QSI_CK_MSG(s, m);
     m->active = 1;
     m->queued_time = s->now;
@@ -377,8 +379,11 @@ void qsi_message_activate(qs_sched *s, qs_message *m)
         s->active_head = m;
     s->active_tail = m;
     s->active_count++;
-    r.msg = m->id;
-    qsi_emit(s, &r);
+    if (QSI_EXPLAIN(s)) { /* `activate` is of the explain level */
+        r = qsi_trace_init(QS_T_ACTIVATE);
+        r.msg = m->id;
+        qsi_emit(s, &r);
+    }
     m->rcpt_limit = s->msg_rcpt_minimum;
     limit = s->msg_rcpt_limit - s->in_core;
     if (limit < m->rcpt_limit)

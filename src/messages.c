@@ -144,10 +144,12 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         size_t size = sizeof *m + ngroups * sizeof *m->groups +
                       strlen(msgid) + 1;
         char *str;
+        /* a next-hop is followed by 8 NUL bytes, not 1: its first 8
+         * bytes can then be read as one word (qs_mgroup, batch_order.c) */
         for (i = 0; i < ngroups; i++)
             size += strlen(groups[i].transport) + 1 +
                     (groups[i].local ? strlen(groups[i].local) + 1 : 0) +
-                    strlen(groups[i].nexthop) + 1;
+                    strlen(groups[i].nexthop) + 8;
         m = qsi_calloc(1, size);
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
@@ -161,7 +163,7 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
                 str += strlen(str) + 1;
             }
             m->groups[i].nexthop = strcpy(str, groups[i].nexthop);
-            str += strlen(str) + 1;
+            str += strlen(str) + 8; /* calloc: the 8 bytes are NUL */
             m->groups[i].count = groups[i].count;
         }
     }
@@ -182,9 +184,11 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
             s->incoming_head = m;
         s->incoming_tail = m;
         s->incoming_count++;
-        r = qsi_trace_init(QS_T_WAIT);
-        r.msg = m->id;
-        qsi_emit(s, &r);
+        if (QSI_EXPLAIN(s)) { /* `wait` is of the explain level */
+            r = qsi_trace_init(QS_T_WAIT);
+            r.msg = m->id;
+            qsi_emit(s, &r);
+        }
     }
     /* The first batch may have been deferred whole (dead destinations):
      * the message check reads on or lets the message leave. */

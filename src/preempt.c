@@ -201,7 +201,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
     job->stack_level = 0;
     QSI_CK_JOB(s, job);
     QSI_CAND_RESET(t);          /* S-PFX-20 */
-    qsi_emit(s, &r);
+    qsi_emit_explain(s, &r);
 }
 
 
@@ -528,7 +528,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         r.msg = current->message->id;
         r.a = current->slots_available;
         r.c = max_slots;
-        qsi_emit(s, &r);
+        qsi_emit_explain(s, &r);
         return current;
     }
     r = qsi_trace_init(QS_T_CANDIDATE);
@@ -538,7 +538,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     r.a = delay;
     r.b = total;
     r.c = max_slots;
-    qsi_emit(s, &r);
+    qsi_emit_explain(s, &r);
 
     /* S-PRE-7, the test.  Without loan and discount: preempt once the
      * accumulated slots pay for the candidate in full.  The document shows
@@ -564,7 +564,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
               ? preempt_test_fires(current, t, needed)
               : qsi_preempt_fires_read(s, current, needed))) {
         s->stats.preempt_refused++;
-        qsi_emit(s, &r);
+        qsi_emit_explain(s, &r);
         return current;
     }
     /* S-PRE-8.  The candidate leaves any stack it tops, moves in front of
@@ -640,6 +640,6 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     t->preemptions++;
     r.kind = QS_T_PREEMPT;
     r.f = job->stack_level;
-    qsi_emit(s, &r);
+    qsi_emit_explain(s, &r);
     return job;
 }

@@ -151,6 +151,16 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
                        size_t errlen);
 void qs_sched_free(qs_sched *s);
 
+/* The records of the explain level (QS_T_ACTIVATE .. QS_T_BACKOFF above;
+ * spec/trace.md): a new scheduler with a sink builds and passes every
+ * record to it.  wanted = 0: records of the explain level are neither
+ * built nor passed (a caller that prints only the default level saves
+ * their cost); the decisions, the state and the default-level records
+ * (QS_T_FBWARN included) are the same either way.  wanted != 0: every
+ * record again.  May be called at any time; returns the previous setting
+ * (0 or 1; always 0 for a scheduler without a sink, which builds none). */
+int qs_sched_set_explain(qs_sched *s, int wanted);
+
 /* One recipient group of an arrive line: COUNT recipients for
  * TRANSPORT:[LOCAL@]NEXTHOP (local may be NULL). */
 typedef struct qs_group {

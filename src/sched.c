@@ -97,6 +97,15 @@ void qsi_seterr(char *err, size_t errlen, const char *msg)
 /* Every decision is reported through here: stamped with the virtual time
  * and handed to the embedder's sink (the CLI prints it, harnesses compare
  * it).  This is the core's only output. */
+/* qsched.h: whether the explain level is built (never without a sink);
+ * the previous setting. */
+int qs_sched_set_explain(qs_sched *s, int wanted)
+{
+    int was = s->explain;
+    s->explain = (wanted != 0) & (s->sink != NULL);
+    return was;
+}
+
 void qsi_emit(qs_sched *s, qs_trace *r)
 {
     r->time = s->now;
@@ -366,6 +375,8 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->job_pool.size = sizeof(qs_job);
     s->sink = sink;
     s->ctx = ctx;
+    /* every record, until the caller says otherwise; none without a sink */
+    s->explain = sink != NULL;
     s->next_handle = 1;
     s->active_limit = qs_param_int(p, NULL, QP_ACTIVE_LIMIT);
     s->msg_rcpt_limit = qs_param_int(p, NULL, QP_MSG_RCPT_LIMIT);

@@ -272,7 +272,9 @@ struct qs_transport {
     uint64_t batch_stamp;     /* ... numbered batch_stamp (stats.reads) */
 };
 
-/* One recipient group of an arrive line, owned by the message. */
+/* One recipient group of an arrive line, owned by the message.  nexthop
+ * is followed by at least 7 more NUL bytes (messages.c), so that its first
+ * 8 bytes are always readable, NUL-padded (batch_order.c's sort keys). */
 typedef struct qs_mgroup {
     char *transport, *local, *nexthop;  /* local may be NULL */
     int64_t count;
@@ -341,6 +343,11 @@ struct qs_sched {
     unsigned char reading[QR_COUNT];
     qs_trace_sink sink;
     void *ctx;
+    /* the caller wants the records of the explain level (spec/trace.md)
+     * and there is a sink to take them: 1 from qs_sched_new with a sink;
+     * 0 without one, or after qs_sched_set_explain(s, 0), and then the
+     * core neither builds nor emits them (QSI_EXPLAIN) */
+    int explain;
     int64_t now;              /* virtual time, seconds */
     uint64_t serial;          /* the last serial handed out (messages,
                                  transports, queues, jobs share it) */
@@ -425,6 +432,21 @@ int64_t qs_bound_holding(const qs_sched *s);
 /* sched.c: shared helpers and transports */
 void qsi_seterr(char *err, size_t errlen, const char *msg);
 void qsi_emit(qs_sched *s, qs_trace *r);
+/* Whether a record of the explain level has anyone to go to: there is a
+ * sink and the caller wants them (qs_sched_set_explain; s->explain holds
+ * both).  Every site that builds such a record tests this first, so that
+ * a run printing only the default level does not pay for records nobody
+ * reads (issue 16).  The test guards only the building of records, never
+ * a change of state. */
+#define QSI_EXPLAIN(s) ((s)->explain)
+/* Emits a record of the explain level if anyone wants it: for sites whose
+ * record is built along with a state change (the fields are computed
+ * anyway); elsewhere the building itself is under QSI_EXPLAIN. */
+static inline void qsi_emit_explain(qs_sched *s, qs_trace *r)
+{
+    if (QSI_EXPLAIN(s))
+        qsi_emit(s, r);
+}
 /* A trace record of the kind, every other field zero (inline: one per
  * decision). */
 static inline qs_trace qsi_trace_init(enum qs_trace_kind kind)
@@ -572,6 +594,19 @@ void qsi_message_activate(qs_sched *s, qs_message *m);
 /* messages.c: deferral and freeing */
 void qsi_entry_defer_todo(qs_sched *s, qs_entry *e);
 void qsi_message_free(qs_message *m);
+
+/* concurrency_trace.c: the concurrency scheduler's records (explain
+ * level, skipped unless QSI_EXPLAIN; and `window`, the default level) */
+void qsi_conc_trace_safety(qs_sched *s, const qs_queue *q, int allowed);
+void qsi_conc_trace_step(qs_sched *s, const qs_queue *q,
+                         enum qs_trace_kind kind, const qs_feedback *fb,
+                         int old, double value, double before, double after,
+                         int guard);
+void qsi_conc_trace_cohort(qs_sched *s, const qs_queue *q, double before,
+                           int dead);
+void qsi_conc_trace_backoff(qs_sched *s, const qs_queue *q,
+                            enum qs_backoff_case why);
+void qsi_conc_trace_window(qs_sched *s, qs_queue *q, int old);
 
 /* assign.c: reading and assigning a batch of recipients */
 void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit);

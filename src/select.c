@@ -119,7 +119,7 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
     QSI_CAND_RESET(t);          /* S-PFX-20 */
     r.transport = t->name;
     r.dest = q->name;
-    qsi_emit(s, &r);
+    qsi_emit_explain(s, &r);
 }
 
 /* A queue that blocked jobs can take more: release blockers (S-PRE-12;

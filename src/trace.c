@@ -243,6 +243,143 @@ static void put_tdest(line_buf *b, const qs_trace *r)
     put_str(b, r->dest);
 }
 
+/* The default-level lines, the ones every run prints (one or more per
+ * event), built without a bound check per piece (issue 16): each copy
+ * stops at the end of the buffer and says so (full), and then the line is
+ * built again by the general code below, which cuts it exactly where
+ * snprintf would.  Names of the core are short (64 bytes, next-hops 200:
+ * messages.c), so that never happens in practice. */
+typedef struct fast_line {
+    char *p, *end;    /* end: the last byte, kept for the NUL */
+    int full;
+} fast_line;
+
+static void fast_str(fast_line *f, const char *s)
+{
+    char *p = f->p;
+    if (!s) {
+        f->full = 1; /* "(null)": the general code writes it */
+        return;
+    }
+    for (; *s; s++) {
+        if (p == f->end) {
+            f->full = 1;
+            return;
+        }
+        *p++ = *s;
+    }
+    f->p = p;
+}
+
+/* a non-negative number (the default-level numbers: handles, counts,
+ * windows, times), two digits at a time; a negative one goes to the
+ * general code */
+static void fast_num(fast_line *f, long long v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021"
+        "222324252627282930313233343536373839404142434445464748495051525354"
+        "555657585960616263646566676869707172737475767778798081828384858687"
+        "888990919293949596979899";
+    char digits[24], *d = digits + sizeof digits;
+    unsigned long long u = (unsigned long long)v;
+    size_t n;
+    if (v < 0) {
+        f->full = 1;
+        return;
+    }
+    while (u >= 100) {
+        unsigned k = (unsigned)(u % 100) * 2;
+        u /= 100;
+        *--d = pairs[k + 1];
+        *--d = pairs[k];
+    }
+    if (u >= 10) {
+        *--d = pairs[u * 2 + 1];
+        *--d = pairs[u * 2];
+    } else {
+        *--d = (char)('0' + u);
+    }
+    n = (size_t)(digits + sizeof digits - d);
+    if ((size_t)(f->end - f->p) < n) {
+        f->full = 1;
+        return;
+    }
+    while (d < digits + sizeof digits) /* a few digits: no memcpy call */
+        *f->p++ = *d++;
+}
+
+/* fast_str for a literal: its length is known */
+#define FAST_LIT(f, lit)                                                    \
+    do {                                                                    \
+        if ((size_t)((f)->end - (f)->p) < sizeof lit - 1)                   \
+            (f)->full = 1;                                                  \
+        else {                                                              \
+            memcpy((f)->p, lit, sizeof lit - 1);                            \
+            (f)->p += sizeof lit - 1;                                       \
+        }                                                                   \
+    } while (0)
+
+/* The line of a default-level record into buf (len >= 1), or 0 when the
+ * general code must build it (another kind, a null name, no room). */
+static size_t fast_format(const qs_trace *r, char *buf, size_t len)
+{
+    fast_line fl = {buf, buf + len - 1, 0}, *f = &fl;
+    switch (r->kind) {
+    case QS_T_DELIVER: /* deliver D<handle> MSG T:DEST N */
+        FAST_LIT(f, "deliver D");
+        fast_num(f, r->handle);
+        FAST_LIT(f, " ");
+        fast_str(f, r->msg);
+        break;
+    case QS_T_DEFER: /* defer MSG T:DEST N */
+        FAST_LIT(f, "defer ");
+        fast_str(f, r->msg);
+        break;
+    case QS_T_IDLE:
+        FAST_LIT(f, "idle");
+        *f->p = 0;
+        return f->full ? 0 : (size_t)(f->p - buf);
+    case QS_T_WINDOW: /* window T:DEST OLD NEW */
+        FAST_LIT(f, "window");
+        break;
+    case QS_T_DEAD:
+        FAST_LIT(f, "dead");
+        break;
+    case QS_T_REVIVE: /* revive T:DEST WINDOW */
+        FAST_LIT(f, "revive");
+        break;
+    default:
+        return 0;
+    }
+    FAST_LIT(f, " ");
+    fast_str(f, r->transport);
+    FAST_LIT(f, ":");
+    fast_str(f, r->dest);
+    switch (r->kind) {
+    case QS_T_DELIVER:
+    case QS_T_DEFER:
+        FAST_LIT(f, " ");
+        fast_num(f, r->n);
+        break;
+    case QS_T_WINDOW:
+        FAST_LIT(f, " ");
+        fast_num(f, r->a);
+        FAST_LIT(f, " ");
+        fast_num(f, r->b);
+        break;
+    case QS_T_REVIVE:
+        FAST_LIT(f, " ");
+        fast_num(f, r->a);
+        break;
+    default:
+        break;
+    }
+    if (f->full)
+        return 0;
+    *f->p = 0;
+    return (size_t)(f->p - buf);
+}
+
 /* One record as its text line, snprintf-style into buf (truncated if
  * needed, always terminated when len > 0).  Returns the length written,
  * or 0 for a record not printed at this level.  The formats are the
@@ -252,10 +389,13 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
                        size_t len)
 {
     line_buf lb = {buf, 0, len}, *b = &lb;
+    size_t fast;
     if (!qs_trace_is_default(r) && !explain)
         return 0;
     if (len == 0)
         return 0;
+    if ((fast = fast_format(r, buf, len)) > 0)
+        return fast;
     switch (r->kind) {
     case QS_T_DELIVER:
         put_str(b, "deliver D");
@@ -628,7 +768,11 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
     /* a line is at most 1022 bytes and its newline (qs_trace_print) */
     if (QS_PRINT_BUFFER - bp->len < 1024)
         qs_printer_flush(bp);
-    n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
+    /* the default-level lines straight from the fast path (what
+     * qs_trace_format tries first), the others through it */
+    n = fast_format(r, bp->buf + bp->len, 1023);
+    if (n == 0)
+        n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
     bp->buf[bp->len + n] = '\n';
     bp->len += n + 1;
 }

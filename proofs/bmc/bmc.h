@@ -94,7 +94,10 @@ typedef struct bmc_mix {
     int limit, init;        /* destination concurrency limit / initial */
     int cohort_limit;
     int backoff;            /* minimal_backoff_time, seconds */
-    int mem;                /* 1: small recipient limits (batched reads) */
+    int mem;                /* 1: small recipient limits (batched reads),
+                               2: the same with a pool of one slot */
+    int active_limit;       /* qmgr_message_active_limit (never reached:
+                               at most max_msgs messages) */
     int msg_rcpt_limit, msg_rcpt_min, rcpt_limit, extra_rcpt_limit;
     int refill_limit, refill_delay;
     int max_msgs, max_ticks, depth;
@@ -184,8 +187,12 @@ typedef struct mjob {
     int entries[BMC_NDEST]; /* recipients (= entries) per destination */
     int E;                  /* recipients of the message */
     int unread, cursor;     /* recipients not read yet / read so far */
+    int end_unseen;         /* S-PFX-16 (postfix): the last read filled
+                               its limit, the end of the file unseen */
     int todo[BMC_NDEST];    /* unselected entries per destination */
     int pend_dr[BMC_NDEST]; /* read for a dead destination, defer due */
+    int death_due[BMC_NDEST]; /* entries pending when the destination
+                               died in this event: deferral due */
     int selected, completed;
     int dr;                 /* deferred as read (never became entries) */
     int de;                 /* entries deferred (they count as selected) */

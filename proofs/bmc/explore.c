@@ -170,6 +170,7 @@ static const struct {
     {"default_destination_concurrency_failed_cohort_limit",
      offsetof(bmc_mix, cohort_limit), ""},
     {"minimal_backoff_time", offsetof(bmc_mix, backoff), "s"},
+    {"qmgr_message_active_limit", offsetof(bmc_mix, active_limit), ""},
     {"qmgr_message_recipient_limit", offsetof(bmc_mix, msg_rcpt_limit), ""},
     {"qmgr_message_recipient_minimum", offsetof(bmc_mix, msg_rcpt_min), ""},
     {"default_recipient_limit", offsetof(bmc_mix, rcpt_limit), ""},

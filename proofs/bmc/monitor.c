@@ -918,14 +918,20 @@ static void on_defer(monitor *m, const qs_trace *r)
     if (!m->dest[d].dead)
         mon_flag(m, P_DEAD, "%s deferred for live destination %s", r->msg,
                  r->dest);
-    if (m->last_dead_dest == d) {
-        if (r->n > j->todo[d]) {
+    /* Which kind: the job's entries pending at the death come first.  The
+     * postfix profile may read other messages between the deferrals of
+     * one death (S-PFX-18: a message reads more, or leaves, the moment
+     * its last in-core recipient is dealt with), so the kind is told by
+     * what the death left due, not by the record before. */
+    if (j->death_due[d] > 0) {
+        if (r->n > j->todo[d] || r->n > j->death_due[d]) {
             mon_flag(m, P_ACCT, "%lld entries of %s deferred for %s, %d "
                      "pending", (long long)r->n, r->msg, r->dest,
                      j->todo[d]);
             return;
         }
         j->todo[d] -= (int)r->n;
+        j->death_due[d] -= (int)r->n;
         j->de += (int)r->n;
         m->dest[d].todo -= (int)r->n;
         peer_gc(m, ji);
@@ -950,12 +956,23 @@ static void on_read(monitor *m, const qs_trace *r)
 {
     int ji = job_of(r->msg), i, live_any = 0;
     mjob *j;
-    m->last_dead_dest = -1;
     if (ji < 0 || ji >= m->nmsg) {
+        m->last_dead_dest = -1;
         mon_flag(m, P_ACCT, "read of unknown message %s", r->msg);
         return;
     }
     j = &m->job[ji];
+    /* S-PFX-16 (postfix profile): a read that fills its limit has not
+     * seen the end of the file; the message counts as not fully read
+     * until a later read, of 0 recipients if none is left, finds it.
+     * Such a read brings nothing: deferrals of a death just announced
+     * still follow (last_dead_dest kept) */
+    if (r->n == 0 && m->profile == QS_PROFILE_POSTFIX && j->end_unseen &&
+        j->unread == 0 && r->a == 0) {
+        j->end_unseen = 0;
+        return;
+    }
+    m->last_dead_dest = -1;
     m->read_seen = 1;
     peer_gc(m, ji);
     if (r->n < 1 || r->n > j->unread || j->unread - r->n != r->a) {
@@ -1005,6 +1022,7 @@ static void on_read(monitor *m, const qs_trace *r)
     }
     j->cursor += (int)r->n;
     j->unread -= (int)r->n;
+    j->end_unseen = m->profile == QS_PROFILE_POSTFIX && r->n == r->b;
 }
 
 void mon_sink(void *ctx, const qs_trace *r)
@@ -1109,7 +1127,7 @@ void mon_sink(void *ctx, const qs_trace *r)
             mon_flag(m, P_ORDER, "%s retired outside a select", r->msg);
         else if (m->delivered) {
             if (ji != m->cur || todo_total(&m->job[ji]) > 0 ||
-                m->job[ji].unread > 0)
+                m->job[ji].unread > 0 || m->job[ji].end_unseen)
                 mon_flag(m, P_ORDER, "%s retired after the delivery of "
                          "M%d", r->msg, m->cur + 1);
         } else if (ji != walk_skip(m, m->walk) ||
@@ -1195,6 +1213,10 @@ void mon_sink(void *ctx, const qs_trace *r)
                      m->mix->cohort_limit);
         m->saw_dead = 1;
         m->last_dead_dest = d;
+        /* S-CON-9: every entry pending there is deferred now */
+        for (ji = 0; ji < m->nmsg; ji++)
+            if (m->job[ji].live)
+                m->job[ji].death_due[d] = m->job[ji].todo[d];
         m->died_tagged = m->qblock[d];
         m->dest[d].dead = 1;
         m->dest[d].revive_at = m->now + m->mix->backoff;
@@ -1349,9 +1371,17 @@ void mon_after_event(monitor *m, const enc_state *post)
                      i + 1);
         j->expect_relink = 0;
     }
-    for (i = 0; i < m->nmsg; i++)
+    for (i = 0; i < m->nmsg; i++) {
         if (m->job[i].live)
             peer_gc(m, i);
+        for (d = 0; d < BMC_NDEST; d++) {
+            if (m->job[i].death_due[d])
+                mon_flag(m, P_ACCT, "M%d: %d entries for %c pending at "
+                         "the death were not deferred", i + 1,
+                         m->job[i].death_due[d], 'a' + d);
+            m->job[i].death_due[d] = 0;
+        }
+    }
     m->last_dead_dest = -1;
     m->saw_candidate = 0;
     m->cand_expected = 0;

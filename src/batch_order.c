@@ -1,0 +1,434 @@
+/*
+ * batch_order.c - the order in which the postfix profile resolves and
+ * assigns a batch of recipients, and the names of recipients that are
+ * destinations of their own.
+ *
+ * Implements spec/profiles.md S-PFX-11 (the document is silent about the
+ * order in which a batch is assigned; Postfix sorts what it reads, first
+ * by domain and address before it resolves, then by transport and
+ * destination before it assigns) and S-EV-4 (with a destination recipient
+ * limit of 1 the destination is the recipient's own address).  The
+ * document profile keeps the order written (S-MEM-1) and uses only the
+ * names.
+ *
+ * Owns: the sort keys of a batch's runs (struct qs_batch_rcpt, in
+ * batch_order.h), the splitting of runs whose recipients must be told
+ * apart, the two stable sorts.  May not: create transports or queues,
+ * defer or assign recipients (assign.c does, in the order made here).
+ *
+ * Why a file of its own: the orders are a pure function of the batch and
+ * the transports' names; reading and assigning (assign.c) only consume
+ * them.  Keeping them apart keeps each file short enough to read whole,
+ * and the comparisons, the hot spot of a postfix-profile run (issue 16),
+ * in one place.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "batch_order.h"
+
+/* Decimal digits of v > 0 at p; returns the end. */
+static char *put_num(char *p, int64_t v)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* S-EV-4: with a destination recipient limit of 1 the destination is the
+ * recipient's full address, LOCAL@NEXTHOP: unnamed recipients are
+ * rN@NEXTHOP (N = their ordinal in the message), named ones with COUNT > 1
+ * are LOCAL.J@NEXTHOP (J = their index in the group); otherwise the
+ * destination is the next-hop.  A destination recipient limit of 1 (the
+ * local transport's default, S-EV-3) makes Postfix schedule per
+ * recipient: each recipient is its own destination, with its own window.
+ * The names make those destinations distinct and readable in the trace:
+ * in `arrive M2 local:bob@h*2 local:h`, the recipients are bob.1@h and
+ * bob.2@h (index in the group) and r3@h (ordinal in the message, since it
+ * has no name).  buf holds
+ * at least 64 + 1 + 20 + 1 + 200 + 1 bytes (the parser's limits); returns
+ * the length.  Built by hand, not by snprintf: with a destination
+ * recipient limit of 1 it runs once per recipient. */
+size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf)
+{
+    char *p = buf;
+    size_t n;
+    if (!g->local) {
+        *p++ = 'r';
+        p = put_num(p, ordinal);
+    } else {
+        n = strlen(g->local);
+        memcpy(p, g->local, n);
+        p += n;
+        if (g->count != 1) {
+            *p++ = '.';
+            p = put_num(p, index);
+        }
+    }
+    *p++ = '@';
+    n = strlen(g->nexthop);
+    memcpy(p, g->nexthop, n + 1);
+    return (size_t)(p - buf) + n;
+}
+
+/* S-PFX-11: the postfix profile sorts each batch by transport, then
+ * destination name, then domain, then address (byte order); recipients
+ * equal in all four keep their written order (the sort is stable).
+ * The document is silent about the order in which a batch is assigned;
+ * Postfix sorts the recipients it reads so that recipients for one
+ * destination are adjacent and share entries.  The order decides which
+ * entries, and which peers in which round-robin order, a batch creates,
+ * so it is visible in the trace; the document profile keeps the order
+ * written (S-MEM-1).
+ * What the order can change is only which destination queue each
+ * recipient meets in turn; so the comparison is reduced, exactly, to:
+ *  - destination recipient limit != 1: destination = domain = NEXTHOP;
+ *    recipients of one transport and one next-hop go to one queue, and
+ *    their order among themselves (by address) changes nothing that the
+ *    scheduler does with them: key (transport, NEXTHOP);
+ *  - limit 1: destination = address = LOCAL@NEXTHOP, and equal addresses
+ *    have equal domains: key (transport, address).
+ * The key is computed once per run (not twice per comparison, as a
+ * comparator building both addresses would): a rank for the transport
+ * name and the first 8 bytes of the destination key in one integer; the
+ * whole strings are compared only when those agree. */
+static uint64_t key_prefix(const char *key, int lower, int *ended);
+static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf);
+
+static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *g = &m->groups[b->group];
+    char buf[QSI_ADDRESS_MAX];
+    const char *key = g->nexthop;
+    if (b->transport->dest_rcpt_limit == 1) {
+        pad_address(g, b->index, b->ordinal, buf);
+        key = buf;
+    }
+    b->prefix = key_prefix(key, 0, &b->key_short);
+}
+
+static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                   const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga, *gb;
+    char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0; /* both keys ended within the equal 8 bytes */
+    ga = &m->groups[a->group];
+    gb = &m->groups[b->group];
+    if (a->transport->dest_rcpt_limit != 1)
+        return strcmp(ga->nexthop, gb->nexthop);
+    qsi_rcpt_address(ga, a->index, a->ordinal, da);
+    qsi_rcpt_address(gb, b->index, b->ordinal, db);
+    return strcmp(da, db);
+}
+
+/* ASCII case-insensitive comparison, as Postfix compares domains when
+ * SMTPUTF8 is off (strcasecmp_utf8). */
+static int domain_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        if (*a == *b && *a)
+            continue; /* equal bytes fold equally: the usual case */
+        int ca = *a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a;
+        int cb = *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b;
+        if (ca != cb || !ca)
+            return (unsigned char)ca - (unsigned char)cb;
+    }
+}
+
+/* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
+ * not; *ended: key is shorter than 8 bytes (the prefix holds all of it).
+ * key must have 8 readable bytes, NUL after its end: a group's next-hop
+ * (qs_mgroup) or an address built by qsi_rcpt_address into a buffer
+ * padded by pad_address.  Read as one word (issue 16: a byte loop with a
+ * case test per byte cost about 100 instructions a key):
+ *   - ASCII case folding of 8 bytes at once: a byte is an upper-case
+ *     letter when it is below 0x80 (high bit clear) and its low 7 bits
+ *     are >= 'A' and < 'Z' + 1; adding 0x80 - 'A' (0x3f) and 0x80 - 'Z'
+ *     - 1 (0x25) to the low 7 bits sets the high bit of a byte exactly
+ *     when it is at least 'A', resp. above 'Z', and never carries into
+ *     the next byte (at most 0x7f + 0x3f = 0xbe); the letter gets 0x20;
+ *   - a NUL among the 8 bytes: (x - 0x01..01) & ~x & 0x80..80 is non-zero
+ *     exactly when some byte of x is 0. */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static uint64_t key_prefix(const char *key, int lower, int *ended)
+{
+    const unsigned char *u = (const unsigned char *)key;
+    uint64_t x = (uint64_t)u[0] << 56 | (uint64_t)u[1] << 48 |
+                 (uint64_t)u[2] << 40 | (uint64_t)u[3] << 32 |
+                 (uint64_t)u[4] << 24 | (uint64_t)u[5] << 16 |
+                 (uint64_t)u[6] << 8 | (uint64_t)u[7];
+    if (lower) {
+        uint64_t low7 = x & ~HIGHS;
+        uint64_t upper = (low7 + 0x3f * ONES) & ~(low7 + 0x25 * ONES) & ~x &
+                         HIGHS;
+        x |= upper >> 2; /* 0x80 >> 2 = 0x20: 'A' + 0x20 = 'a' */
+    }
+    *ended = ((x - ONES) & ~x & HIGHS) != 0;
+    return x;
+}
+
+/* qsi_rcpt_address into buf, with the 8 NUL bytes key_prefix reads. */
+static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf)
+{
+    size_t n = qsi_rcpt_address(g, index, ordinal, buf);
+    memset(buf + n, 0, 8);
+}
+
+/* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
+ * it by recipient domain (case-insensitively), then by address; the
+ * resolver then meets the transports and destinations in that order (and
+ * defers recipients of dead destinations in that order).  The domain's
+ * place among the batch's domains is found once per batch (drank,
+ * qsi_batch_resolve_order), the address key once per run (resolve_keys);
+ * whole addresses are compared only when the prefixes agree.  A run that is not one recipient is alone with its domain in the
+ * batch (see struct qs_batch_rcpt), so its address is never compared. */
+static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                       const struct qs_batch_rcpt *b)
+{
+    const qs_mgroup *ga = &m->groups[a->group];
+    const qs_mgroup *gb = &m->groups[b->group];
+    char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
+    if (a->drank != b->drank) /* = the domains' order (domain_cmp) */
+        return a->drank < b->drank ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0;
+    qsi_rcpt_address(ga, a->index, a->ordinal, da);
+    qsi_rcpt_address(gb, b->index, b->ordinal, db);
+    return strcmp(da, db);
+}
+
+/* The domain key of a run (for the resolve order and for finding the
+ * runs that share a domain). */
+static void domain_key(const qs_message *m, struct qs_batch_rcpt *b)
+{
+    b->dprefix = key_prefix(m->groups[b->group].nexthop, 1, &b->dkey_short);
+}
+
+/* Two runs' domains compared as domain_cmp compares them: the prefixes
+ * (8 bytes, case-folded) decide unless equal, and equal prefixes of
+ * domains shorter than 8 bytes are equal domains. */
+static int run_domain_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+                          const struct qs_batch_rcpt *b)
+{
+    if (a->dprefix != b->dprefix)
+        return a->dprefix < b->dprefix ? -1 : 1;
+    if (a->dkey_short)
+        return 0;
+    return domain_cmp(m->groups[a->group].nexthop,
+                      m->groups[b->group].nexthop);
+}
+
+/* The address key of a run (its domain key is set): its address's if it
+ * is one recipient that shares its domain (whole runs never compare
+ * addresses: see resolve_cmp). */
+static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
+                         int address)
+{
+    const qs_mgroup *g = &m->groups[b->group];
+    char buf[QSI_ADDRESS_MAX];
+    b->prefix = 0;
+    b->key_short = 1;
+    if (address) {
+        pad_address(g, b->index, b->ordinal, buf);
+        b->prefix = key_prefix(buf, 0, &b->key_short);
+    }
+}
+
+typedef int (*run_cmp_fn)(const qs_message *, const struct qs_batch_rcpt *,
+                          const struct qs_batch_rcpt *);
+
+/* Stable merge sort with context (qsort has neither): stability keeps
+ * equal runs in the order they had (written order, or the resolve order
+ * for the batch order), which makes the result independent of the C
+ * library's qsort. */
+static void batch_sort(const qs_message *m, run_cmp_fn cmp,
+                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
+                       size_t n)
+{
+    size_t mid = n / 2, i = 0, j = mid, k = 0;
+    if (n < 2)
+        return;
+    if (n <= 8) {
+        /* a short stretch: insertion sort (stable: a run moves back only
+         * past runs that compare greater), cheaper than recursing */
+        for (i = 1; i < n; i++) {
+            if (cmp(m, &v[i - 1], &v[i]) <= 0)
+                continue;
+            tmp[0] = v[i];
+            for (j = i; j > 0 && cmp(m, &v[j - 1], &tmp[0]) > 0; j--)
+                v[j] = v[j - 1];
+            v[j] = tmp[0];
+        }
+        return;
+    }
+    batch_sort(m, cmp, v, tmp, mid);
+    batch_sort(m, cmp, v + mid, tmp, n - mid);
+    if (cmp(m, &v[mid - 1], &v[mid]) <= 0)
+        return; /* already in order (a written order often is) */
+    while (i < mid && j < n)
+        tmp[k++] = cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+    while (i < mid)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* The sort keys of a batch's runs: transports ranked by name (few), then
+ * each run's destination key. */
+static void batch_keys(qs_sched *s, const qs_message *m,
+                       struct qs_batch_rcpt *v, size_t n)
+{
+    qs_transport *few[16], **names = few, *t;
+    size_t i, nnames = 0;
+    uint64_t stamp = (uint64_t)s->stats.reads; /* this batch's number */
+    if (s->ntransports > sizeof few / sizeof few[0])
+        names = qsi_calloc(s->ntransports, sizeof *names);
+    for (i = 0; i < n; i++) {
+        t = v[i].transport;
+        if (t->batch_stamp != stamp) {
+            t->batch_stamp = stamp;
+            names[nnames++] = t;
+        }
+    }
+    for (i = 1; i < nnames; i++) { /* by name: insertion sort, few names */
+        size_t j;
+        t = names[i];
+        for (j = i; j > 0 && strcmp(names[j - 1]->name, t->name) > 0; j--)
+            names[j] = names[j - 1];
+        names[j] = t;
+    }
+    for (i = 0; i < nnames; i++)
+        names[i]->batch_rank = i;
+    if (names != few)
+        free(names);
+    for (i = 0; i < n; i++) {
+        v[i].rank = v[i].transport->batch_rank;
+        run_key(m, &v[i]);
+    }
+}
+
+/* S-PFX-11, the resolve order (see batch_order.h).  The n runs of pass 2
+ * of qsi_message_read (one per group slice) are first split where the
+ * recipients must be told apart: a run whose destination is the
+ * recipient, or whose domain another run shares (the resolve order
+ * interleaves those by address), becomes one run per recipient; a run
+ * alone with its domain stays whole (its recipients go to one transport
+ * and one destination whatever their order).
+ *
+ *     one run of one destination: nothing to order
+ *     shared(run) = another run of the batch has its domain
+ *     split every run with limit 1 or shared into single recipients
+ *     sort by (domain case-folded, address), stable
+ */
+size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
+{
+    struct qs_batch_rcpt *v = s->batch, *tmp = s->batch + s->batch_cap;
+    size_t i, j, out;
+    int64_t k;
+    /* one run of one destination (a refill of a bulk message, a small
+     * message): nothing to order */
+    if (n == 1 && !v[0].limit1) {
+        v[0].deferred = 0;
+        return 1;
+    }
+    /* which runs share a domain: sort a copy by domain (few runs); the
+     * domain keys, computed here, travel with the runs (split runs copy
+     * them) */
+    for (i = 0; i < n; i++) {
+        domain_key(m, &v[i]);
+        tmp[i] = v[i];
+        tmp[i].rank = i; /* its place in v */
+    }
+    for (i = 1; i < n; i++) { /* insertion sort by domain: n is small */
+        struct qs_batch_rcpt x = tmp[i];
+        for (j = i; j > 0 && run_domain_cmp(m, &tmp[j - 1], &x) > 0; j--)
+            tmp[j] = tmp[j - 1];
+        tmp[j] = x;
+    }
+    /* in domain order: each run's domain rank (equal domains, one rank),
+     * and whether a neighbour has its domain (tmp[i].deferred: "equal to
+     * the one before", for the moment) */
+    for (i = 0; i < n; i++) {
+        tmp[i].deferred = i > 0 && run_domain_cmp(m, &tmp[i - 1], &tmp[i]) == 0;
+        tmp[i].drank = i == 0 ? 0 : tmp[i - 1].drank + !tmp[i].deferred;
+    }
+    /* A domain's runs [i, j) are split when they can go to different
+     * queues.  When they are all of one transport and one next-hop (byte
+     * for byte; not the recipient as destination), all the domain's
+     * recipients meet one transport and one queue, in one block of the
+     * resolve order (the domain is its first key): their order inside the
+     * block changes nothing - the same transport and queue are created at
+     * its start, a dead queue defers the whole block in one run, and the
+     * batch order keeps them together (equal keys) in the same entries.
+     * They stay whole runs, in written order (issue 16: a split costs a
+     * run, an address and a queue look-up per recipient). */
+    for (i = 0; i < n; i = j) {
+        const qs_mgroup *g = &m->groups[tmp[i].group];
+        int split = 0;
+        for (j = i + 1; j < n && tmp[j].deferred; j++) {
+            const qs_mgroup *h = &m->groups[tmp[j].group];
+            if (tmp[j].limit1 || strcmp(g->transport, h->transport) != 0 ||
+                strcmp(g->nexthop, h->nexthop) != 0)
+                split = 1;
+        }
+        if (j - i > 1 && tmp[i].limit1)
+            split = 1;
+        for (k = (int64_t)i; k < (int64_t)j; k++) {
+            v[tmp[k].rank].drank = tmp[k].drank;
+            v[tmp[k].rank].deferred = split; /* "split", for the moment */
+        }
+    }
+    /* split, from the end so that v can grow in place: run i goes to
+     * [start(i), start(i) + pieces(i)) */
+    for (i = 0, out = 0; i < n; i++)
+        out += v[i].limit1 || v[i].deferred ? (size_t)v[i].count : 1;
+    for (i = n, j = out; i-- > 0;) {
+        struct qs_batch_rcpt x = v[i];
+        if (x.limit1 || x.deferred) {
+            for (k = x.count; k-- > 0;) {
+                struct qs_batch_rcpt *b = &v[--j];
+                *b = x;
+                b->index = x.index + k;
+                b->ordinal = x.ordinal + k;
+                b->count = 1;
+                b->deferred = 0;
+                resolve_keys(m, b, 1);
+            }
+        } else {
+            v[--j] = x;
+            v[j].deferred = 0;
+            resolve_keys(m, &v[j], 0);
+        }
+    }
+    /* the resolve order */
+    batch_sort(m, resolve_cmp, v, tmp, out);
+    return out;
+}
+
+/* S-PFX-11, the batch order (see batch_order.h): stable from the resolve
+ * order, so recipients equal in every key stay in the order resolved. */
+void qsi_batch_order(qs_sched *s, const qs_message *m, size_t n)
+{
+    if (n < 2)
+        return;
+    batch_keys(s, m, s->batch, n);
+    batch_sort(m, run_cmp, s->batch, s->batch + s->batch_cap, n);
+}

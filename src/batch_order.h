@@ -1,0 +1,70 @@
+/*
+ * batch_order.h - a batch of recipients as runs, shared by the two files
+ * that read batches: assign.c (reading, resolving, assigning) and
+ * batch_order.c (the postfix profile's resolve and batch orders, S-PFX-11,
+ * and the recipient names of S-EV-4 that both need).
+ *
+ * Internal to the core (not part of the API); see sched_int.h for the
+ * structures a batch is assigned to.
+ */
+#ifndef QSCHED_BATCH_ORDER_H
+#define QSCHED_BATCH_ORDER_H
+
+#include "sched_int.h"
+
+/* One run of a batch: `count` consecutive recipients (in written order)
+ * of one group that share their sort keys, so that they can be sorted and
+ * assigned as one item.  A run is the whole slice of a group that the
+ * batch reads, except in the postfix profile where its recipients must be
+ * told apart: when the destination is the recipient (destination
+ * recipient limit 1, S-EV-4), or when another run of the batch has the
+ * same domain (the resolve order interleaves them by address): there
+ * every recipient is a run of its own. */
+struct qs_batch_rcpt {
+    size_t group;
+    int64_t index;    /* 1-based within the group, of the run's first */
+    int64_t ordinal;  /* 1-based within the message, of the run's first */
+    int64_t count;
+    qs_transport *transport; /* NULL until the postfix profile resolves */
+    int limit1;       /* its transport's destination recipient limit is 1 */
+    qs_queue *queue;  /* postfix profile: its queue, found while resolving
+                         (a run of one recipient when limit1) */
+    int deferred;     /* postfix profile: its destination was dead */
+    /* S-PFX-11 sort keys, computed once per run (postfix profile only):
+     * for the resolve order, the domain's first 8 bytes in lower case;
+     * for the batch order, the transport name's rank among the batch's
+     * transports; and the first 8 bytes of the address (resolve order) or
+     * of the destination key (batch order), big-endian, NUL-padded. */
+    uint64_t dprefix;
+    int dkey_short;   /* the domain is shorter than 8 bytes */
+    size_t drank;     /* the rank of its domain among the batch's domains
+                         (equal domains, equal ranks): the resolve order's
+                         first key, found once per batch */
+    size_t rank;
+    uint64_t prefix;
+    int key_short;    /* the key is shorter than 8 bytes */
+};
+
+/* The longest destination name a recipient can have: LOCAL.J@NEXTHOP
+ * within the parser's limits (64 + 1 + 20 + 1 + 200 + 1 bytes), rounded
+ * up. */
+#define QSI_ADDRESS_MAX 512
+
+/* S-EV-4: the destination name of the recipient `index` (in its group) /
+ * `ordinal` (in its message) of group g when the destination is the
+ * recipient, into buf (QSI_ADDRESS_MAX bytes); returns its length. */
+size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                        char *buf);
+
+/* S-PFX-11, the resolve order: the n runs of s->batch (one per group
+ * slice) split where their recipients must be told apart, then sorted by
+ * domain and address (stable).  Returns the number of runs; each has
+ * deferred = 0 (the resolution, assign.c, sets it). */
+size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n);
+
+/* S-PFX-11, the batch order: the n resolved runs of s->batch (transport
+ * set) sorted by transport name, then destination (stable from the
+ * resolve order). */
+void qsi_batch_order(qs_sched *s, const qs_message *m, size_t n);
+
+#endif

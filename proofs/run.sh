@@ -200,6 +200,64 @@ unpack() {
     done
 }
 
+# The replay key (issue 15, item 6: "make check replays unchanged proofs in
+# seconds").  Generating the goals is what makes a replay slow (a minute
+# of Frama-C on 2 cores), so make proofs-cache also records, per run, the
+# outcome of its offline replay (proofs/wp-cache/NAME.result: every goal's
+# and smoke test's status) under a key: a hash of every input that
+# outcome depends on.  When the key is unchanged, make check prints the
+# recorded outcome without starting Frama-C; when anything differs, the
+# run is replayed as before (goals generated, looked up in the cache,
+# failing when one is missing).  The inputs hashed:
+#   - the run itself: its line of $out/runs (harness, provers, model, the
+#     functions) and the per-goal timeout;
+#   - the bytes of every file that Frama-C's preprocessor reads for the
+#     harness, found the way Frama-C preprocesses it (its own libc; the
+#     core's sources and headers, contracts, ACSL definitions included):
+#     a change to a proved function, a contract or a logic definition, or
+#     to anything else in those files, changes the key;
+#   - Frama-C's libc and WP's theories through Frama-C's version, and the
+#     versions of why3, z3 and cvc5;
+#   - this script (the command lines), proofs/summary.awk (the reading of
+#     the results), the Why3 driver and theories of the shared slot
+#     arithmetic, and the run's committed prover results $CACHE/NAME.txt.
+# So a replay by key can only repeat what the full replay printed when
+# make proofs-cache recorded it, for byte-identical inputs.
+tool_versions() {
+    { frama-c -version; why3 --version; z3 --version; cvc5 --version | head -1; } 2>&1
+}
+fingerprint() { # NAME FILE: the key of run NAME (needs $out/runs, $out/versions)
+    fc_share=$(frama-c -print-share-path)
+    case $2 in
+        proofs/wp/*) fp_inc=$(dirname "$2")/../../src ;;
+        *) fp_inc=$(dirname "$2") ;;
+    esac
+    {
+        grep "^$1 " "$out/runs"
+        echo "timeout $TIMEOUT"
+        cat "$out/versions"
+        # Frama-C's own command (frama-c -kernel-msg-key pp), less -dD;
+        # the line markers name every file read.
+        gcc -E -C -I. -I"$fc_share/libc" -D__FRAMAC__ -D__FC_MACHDEP_X86_64 \
+            -nostdinc -m64 -I"$fp_inc" "$2" |
+            sed -n 's/^# [0-9]* "\([^"<]*\)".*/\1/p' | grep -v "^$fc_share/" |
+            LC_ALL=C sort -u | xargs realpath -m --relative-to=. | LC_ALL=C sort -u |
+            while read -r p; do echo "== $p"; cat "$p"; done
+        for p in proofs/run.sh proofs/summary.awk proofs/why3/qsched.driver \
+                 proofs/why3/qsched/*.mlw "$CACHE/$1.txt"; do
+            echo "== $p"; cat "$p" 2>/dev/null
+        done
+    } | sha256sum | cut -c1-64
+}
+# outcome LOG: the goal and smoke-test statuses of an offline replay log,
+# as recorded in $CACHE/NAME.result (prover names and times dropped;
+# sorted, so that the file only changes when a status does).
+outcome() {
+    sed -n 's/^\[wp\] \[[^]]*\] Goal \([^ ]*\) : \([A-Za-z]*\).*/[wp] [Recorded] Goal \1 : \2/p
+            s/^\[wp\] \[\([A-Za-z]*\)\] Smoke-test \([^ ]*\).*/[wp] [\1] Smoke-test \2/p' "$1" |
+        LC_ALL=C sort -u
+}
+
 # unproved LOG: the functions (of the run's list FUNCTIONS) with a goal that
 # is not Valid in LOG.
 unproved() { # LOG FUNCTIONS
@@ -249,6 +307,7 @@ prepare() {
         fi
     done
     runs >"$out/runs"
+    tool_versions >"$out/versions"
     { while read -r name file provers model fcts extra; do
           [ "$fcts" = @lemma ] || echo "$fcts" | tr ',' '\n'
       done <"$out/runs"; echo lemmas; } | awk '!seen[$0]++' >"$out/functions"
@@ -315,6 +374,18 @@ if [ "$mode" = refresh ]; then
             done | LC_ALL=C sort
         } >"$CACHE/$name.txt"
     done <"$out/runs"
+    # The replay keys (fingerprint above), computed on the cache as written.
+    find "$CACHE" -name '*.result' -exec rm -f {} +
+    while read -r name file provers model fcts extra; do
+        {
+            echo "# The outcome of the offline replay of run $name (proofs/run.sh),"
+            echo "# recorded by make proofs-cache: make check prints it without starting"
+            echo "# Frama-C while the key (a hash of every input of the run) is unchanged."
+            echo "key $(fingerprint "$name" "$file")"
+            echo "lookups $(lookups "$out/refresh/$name.log")"
+            outcome "$out/refresh/$name.log"
+        } >"$CACHE/$name.result"
+    done <"$out/runs"
     echo "proofs-cache: $(cat "$CACHE"/*.txt | grep -vc '^#') results in $CACHE/"
     elapsed
     exit 0
@@ -325,9 +396,17 @@ replay_one() { # NAME FILE PROVERS MODEL FUNCTIONS EXTRA...
     n=$1 f=$2 p=$3 m=$4 fc=$5
     shift 5
     d=$out/replay/$n
+    # Inputs unchanged since make proofs-cache: its recorded outcome.
+    if [ -f "$CACHE/$n.result" ] &&
+       [ "$(sed -n 's/^key //p' "$CACHE/$n.result")" = "$(fingerprint "$n" "$f")" ]; then
+        grep '^\[wp\]' "$CACHE/$n.result" >"$d.log"
+        echo "$n replayed-by-key $(sed -n 's/^lookups //p' "$CACHE/$n.result")" >"$d.status"
+        return
+    fi
     unpack "$n" "$d/cache"
     wp_run "$d.log" "$f" "$p" "$m" "$fc" -wp-smoke-tests -wp-cache offline \
         -wp-cache-dir "$d/cache" "$@"
+    echo "$n" >"$d.stale"
     want=$(sed -n 's/^# .*Lookups: //p' "$CACHE/$n.txt" 2>/dev/null)
     got=$(lookups "$d.log")
     bad=$(unproved "$d.log" "$fc")
@@ -373,6 +452,12 @@ if [ "$mode" = replay ] || [ "$mode" = check ]; then
         echo "note: run \`make proofs-cache\` and commit $CACHE/ to replay them"
     else
         echo "proofs: every result replayed from $CACHE/ (no prover run)"
+    fi
+    keyed=$(grep -l ' replayed-by-key ' "$out"/replay/*.status 2>/dev/null | wc -l | tr -d ' ')
+    echo "proofs: $keyed of $(wc -l <"$out/runs" | tr -d ' ') runs replayed by key (inputs unchanged since make proofs-cache)"
+    if ls "$out"/replay/*.stale >/dev/null 2>&1; then
+        echo "note: goals regenerated (inputs changed since make proofs-cache) for: $(cat "$out"/replay/*.stale | tr '\n' ' ')"
+        echo "note: \`make proofs-cache\` records their keys again (fast replay)"
     fi
     elapsed
     exit $rc

@@ -136,6 +136,10 @@ double qs_fb_value(int form, double base, int window)
     guard == 0 && \eq_double(\old(*success), 0.0d) && \lt_double(g, 1.0d) ==>
       \eq_double(*failure, \old(*failure)) && \eq_double(*success, g) &&
       \result == (limit > 0 && \old(window) > limit ? limit : \old(window));
+  // The one result, bit for bit (kernels.h; a `check`: proved, not handed
+  // to the callers, whose goals need only the clauses above).
+  check ensures exact: qs_success_exact(\old(window), \old(*success),
+      \old(*failure), g, limit, guard, \result, *success, *failure);
 */
 int qs_success_step(int window, double g, int limit, int guard,
                     double *success, double *failure)
@@ -155,9 +159,15 @@ int qs_success_step(int window, double g, int limit, int guard,
         \eq_double(*success, \at(*success, LoopEntry)) &&
         \eq_double(*failure, \at(*failure, Pre));
       loop invariant round1: window == \at(window, Pre) + 1 ==>
-        \le_double(*success, 1.0d) && \eq_double(*failure, 0.0d);
+        \le_double(*success, 1.0d) && \eq_double(*failure, 0.0d) &&
+        qs_success_more(\at(*success, LoopEntry), g, guard) &&
+        \eq_double(*success, qs_dsub(\at(*success, LoopEntry), 1.0d));
       loop invariant round2: window == \at(window, Pre) + 2 ==>
-        \le_double(*success, 0.0d) && \eq_double(*failure, 0.0d);
+        \le_double(*success, 0.0d) && \eq_double(*failure, 0.0d) &&
+        qs_success_more(\at(*success, LoopEntry), g, guard) &&
+        qs_success_more(qs_dsub(\at(*success, LoopEntry), 1.0d), g, guard) &&
+        \eq_double(*success, qs_dsub(qs_dsub(\at(*success, LoopEntry),
+                                             1.0d), 1.0d));
       loop invariant low_doc: guard == 0 ==> \le_double(0.0d, *success);
       loop invariant doc_only_if_whole: guard == 0 && window > \at(window, Pre) ==>
         \le_double(1.0d, \at(*success, LoopEntry));
@@ -213,6 +223,9 @@ int qs_success_step(int window, double g, int limit, int guard,
   ensures doc_credit_holds:
     guard == 0 && \le_double(f, \old(*failure)) ==>
       \result == \old(window) && \eq_double(*success, \old(*success));
+  // The one result, bit for bit (kernels.h), a `check` like the above.
+  check ensures exact: qs_failure_exact(\old(window), \old(*success),
+      \old(*failure), f, guard, \result, *success, *failure);
 */
 int qs_failure_step(int window, double f, int guard,
                     double *success, double *failure)
@@ -232,9 +245,15 @@ int qs_failure_step(int window, double f, int guard,
         \eq_double(*failure, \at(*failure, LoopEntry)) &&
         \eq_double(*success, \at(*success, Pre));
       loop invariant round1: window == \at(window, Pre) - 1 ==>
-        \le_double(0.0d, *failure) && \eq_double(*success, 0.0d);
+        \le_double(0.0d, *failure) && \eq_double(*success, 0.0d) &&
+        qs_failure_less(\at(*failure, LoopEntry), f, guard) &&
+        \eq_double(*failure, qs_dadd(\at(*failure, LoopEntry), 1.0d));
       loop invariant round2: window == \at(window, Pre) - 2 ==>
-        \le_double(1.0d, *failure) && \eq_double(*success, 0.0d);
+        \le_double(1.0d, *failure) && \eq_double(*success, 0.0d) &&
+        qs_failure_less(\at(*failure, LoopEntry), f, guard) &&
+        qs_failure_less(qs_dadd(\at(*failure, LoopEntry), 1.0d), f, guard) &&
+        \eq_double(*failure, qs_dadd(qs_dadd(\at(*failure, LoopEntry),
+                                             1.0d), 1.0d));
       loop invariant doc_rounds: guard == 0 ==> window >= \at(window, Pre) - 1;
       loop invariant doc_only_if_debt: guard == 0 && window < \at(window, Pre) ==>
         \lt_double(\at(*failure, LoopEntry), 0.0d);

@@ -167,6 +167,64 @@ long long qs_pool_unused(long long job_limit, long long job_count,
     \is_finite(s) && \lt_double(s, 1.0d) &&
     (guard == 0 ? \le_double(0.0d, s) : \le_double((double)(-1.0), s));
 
+  // C's binary64 operations x + y, x - y and x / y (rounded to nearest-
+  // even) as logic functions, so that a contract can say what the code
+  // computes as a pure IEEE term: proofs/why3/qsched.driver binds them to
+  // add_f64, sub_f64 and div_f64 of WP's own float theory, the functions
+  // WP translates C's + - / on doubles into.  (In ACSL x + y on doubles is
+  // real addition, and goals mixing real and IEEE arithmetic are beyond
+  // the solvers: proofs/README.md, "Floating point".)
+  axiomatic QsDouble {
+    logic double qs_dadd(double x, double y);
+    logic double qs_dsub(double x, double y);
+    logic double qs_ddiv(double x, double y);
+  }
+  // S-CON-5's clamp "if (concurrency > concurrency limit) concurrency =
+  // concurrency limit" (limit 0: none, S-PFX-3), and S-CON-7's floor.
+  logic integer qs_clamp(integer w, integer limit) =
+    limit > 0 && w > limit ? limit : w;
+  logic integer qs_floor1(integer w) = w < 1 ? 1 : w;
+
+  // S-CON-4 / S-PFX-2: the test of the "After success" loop, on s, as C
+  // evaluates it: `s >= 1`, or Postfix's `s + g/2 >= 1`.
+  predicate qs_success_more(double s, double g, integer guard) =
+    guard == 0 ? \le_double(1.0d, s)
+               : \le_double(1.0d, qs_dadd(s, qs_ddiv(g, 2.0d)));
+  // The one result of "After success" (qs_success_step): success += g,
+  // then one round (window + 1, failure = 0, success - 1) while the test
+  // holds, at most two (proved), then the clamp.  w0, s0, f0: before;
+  // w, s, f: after.
+  predicate qs_success_exact(integer w0, double s0, double f0, double g,
+      integer limit, integer guard, integer w, double s, double f) =
+    \let s1 = qs_dadd(s0, g); \let s2 = qs_dsub(s1, 1.0d);
+    (!qs_success_more(s1, g, guard) ==> w == qs_clamp(w0, limit) &&
+        \eq_double(s, s1) && \eq_double(f, f0)) &&
+    (qs_success_more(s1, g, guard) && !qs_success_more(s2, g, guard) ==>
+        w == qs_clamp(w0 + 1, limit) && \eq_double(s, s2) &&
+        \eq_double(f, 0.0d)) &&
+    (qs_success_more(s1, g, guard) && qs_success_more(s2, g, guard) ==>
+        w == qs_clamp(w0 + 2, limit) &&
+        \eq_double(s, qs_dsub(s2, 1.0d)) && \eq_double(f, 0.0d));
+
+  // S-CON-7 / S-PFX-2: the test of the "After failure" loop, on x (the
+  // failure credit), as C evaluates it: `x < 0`, or `x - f/2 < 0`.
+  predicate qs_failure_less(double x, double f, integer guard) =
+    guard == 0 ? \lt_double(x, 0.0d)
+               : \lt_double(qs_dsub(x, qs_ddiv(f, 2.0d)), 0.0d);
+  // The one result of "After failure" (qs_failure_step): failure -= f,
+  // then one round (window - 1, failure + 1, success = 0) while the test
+  // holds, at most two (proved), then the floor of 1.
+  predicate qs_failure_exact(integer w0, double s0, double x0, double f,
+      integer guard, integer w, double s, double x) =
+    \let x1 = qs_dsub(x0, f); \let x2 = qs_dadd(x1, 1.0d);
+    (!qs_failure_less(x1, f, guard) ==> w == w0 &&
+        \eq_double(s, s0) && \eq_double(x, x1)) &&
+    (qs_failure_less(x1, f, guard) && !qs_failure_less(x2, f, guard) ==>
+        w == qs_floor1(w0 - 1) && \eq_double(s, 0.0d) && \eq_double(x, x2)) &&
+    (qs_failure_less(x1, f, guard) && qs_failure_less(x2, f, guard) ==>
+        w == qs_floor1(w0 - 2) && \eq_double(s, 0.0d) &&
+        \eq_double(x, qs_dadd(x2, 1.0d)));
+
   // The documented range of `failure` between events (S-CON-7, S-PFX-2):
   // [0, 1] with the document's loop; [0, 3/2] with Postfix's guard, whose
   // loop stops only at failure >= f/2 and may overshoot to 1 + f/2.

@@ -109,6 +109,30 @@ static int rtc_qs_success_range(double s, long long guard)
 {
     return ((isfinite(s) && (s < 1.0)) && ((((((long long)guard) == 0LL)) ? (0.0 <= s) : (((double)((-1.0))) <= s))));
 }
+static long long rtc_qs_clamp(long long w, long long limit)
+{
+    return ((((((long long)limit) > 0LL)) && ((((long long)w) > ((long long)limit)))) ? ((long long)limit) : ((long long)w));
+}
+static long long rtc_qs_floor1(long long w)
+{
+    return (((((long long)w) < 1LL)) ? 1LL : ((long long)w));
+}
+static int rtc_qs_success_more(double s, double g, long long guard)
+{
+    return (((((long long)guard) == 0LL)) ? (1.0 <= s) : (1.0 <= (s + (g / 2.0))));
+}
+static int rtc_qs_success_exact(long long w0, double s0, double f0, double g, long long limit, long long guard, long long w, double s, double f)
+{
+    return ((((!(!rtc_qs_success_more(((s0 + g)), g, ((long long)guard))) || ((((((long long)w) == rtc_qs_clamp(((long long)w0), ((long long)limit)))) && (s == ((s0 + g)))) && (f == f0)))) && ((!(rtc_qs_success_more(((s0 + g)), g, ((long long)guard)) && (!rtc_qs_success_more(((((s0 + g)) - 1.0)), g, ((long long)guard)))) || ((((((long long)w) == rtc_qs_clamp((((long long)w0) + 1LL), ((long long)limit)))) && (s == ((((s0 + g)) - 1.0)))) && (f == 0.0))))) && ((!(rtc_qs_success_more(((s0 + g)), g, ((long long)guard)) && rtc_qs_success_more(((((s0 + g)) - 1.0)), g, ((long long)guard))) || ((((((long long)w) == rtc_qs_clamp((((long long)w0) + 2LL), ((long long)limit)))) && (s == (((((s0 + g)) - 1.0)) - 1.0))) && (f == 0.0)))));
+}
+static int rtc_qs_failure_less(double x, double f, long long guard)
+{
+    return (((((long long)guard) == 0LL)) ? (x < 0.0) : ((x - (f / 2.0)) < 0.0));
+}
+static int rtc_qs_failure_exact(long long w0, double s0, double x0, double f, long long guard, long long w, double s, double x)
+{
+    return ((((!(!rtc_qs_failure_less(((x0 - f)), f, ((long long)guard))) || ((((((long long)w) == ((long long)w0))) && (s == s0)) && (x == ((x0 - f)))))) && ((!(rtc_qs_failure_less(((x0 - f)), f, ((long long)guard)) && (!rtc_qs_failure_less(((((x0 - f)) + 1.0)), f, ((long long)guard)))) || ((((((long long)w) == rtc_qs_floor1((((long long)w0) - 1LL)))) && (s == 0.0)) && (x == ((((x0 - f)) + 1.0))))))) && ((!(rtc_qs_failure_less(((x0 - f)), f, ((long long)guard)) && rtc_qs_failure_less(((((x0 - f)) + 1.0)), f, ((long long)guard))) || ((((((long long)w) == rtc_qs_floor1((((long long)w0) - 2LL)))) && (s == 0.0)) && (x == (((((x0 - f)) + 1.0)) + 1.0))))));
+}
 static int rtc_qs_failure_range(double f, long long guard)
 {
     return ((isfinite(f) && (0.0 <= f)) && ((((((long long)guard) == 0LL)) ? (f <= 1.0) : (f <= 1.5))));
@@ -151,6 +175,7 @@ int qs_success_step(int window, double g, int limit, int guard, double *success,
     RTC("qs_success_step", "ensures", "step_resets_failure", (!((((long long)rtc_result) > ((long long)window))) || ((*failure) == 0.0)));
     RTC("qs_success_step", "ensures", "plus_one", (!(((((long long)guard) == 0LL)) && (g == 1.0)) || (((*failure) == 0.0) && ((((((long long)rtc_result) > ((long long)window))) || ((((long long)rtc_result) == ((long long)limit))))))));
     RTC("qs_success_step", "ensures", "cycle_start_holds", (!((((((long long)guard) == 0LL)) && (rtc_old_success == 0.0)) && (g < 1.0)) || ((((*failure) == rtc_old_failure) && ((*success) == g)) && ((((long long)rtc_result) == (((((((long long)limit) > 0LL)) && ((((long long)window) > ((long long)limit)))) ? ((long long)limit) : ((long long)window))))))));
+    RTC("qs_success_step", "ensures", "exact", rtc_qs_success_exact(((long long)window), rtc_old_success, rtc_old_failure, g, ((long long)limit), ((long long)guard), ((long long)rtc_result), (*success), (*failure)));
     return rtc_result;
 }
 int qs_failure_step(int window, double f, int guard, double *success, double *failure)
@@ -175,6 +200,7 @@ int qs_failure_step(int window, double f, int guard, double *success, double *fa
     RTC("qs_failure_step", "ensures", "step_resets_success", (!((((long long)rtc_result) < ((long long)window))) || ((*success) == 0.0)));
     RTC("qs_failure_step", "ensures", "cycle_start_steps", (!((rtc_old_failure == 0.0) && (0.0 < f)) || (((*success) == 0.0) && ((((((long long)rtc_result) < ((long long)window))) || ((((long long)rtc_result) == 1LL)))))));
     RTC("qs_failure_step", "ensures", "doc_credit_holds", (!(((((long long)guard) == 0LL)) && (f <= rtc_old_failure)) || (((((long long)rtc_result) == ((long long)window))) && ((*success) == rtc_old_success))));
+    RTC("qs_failure_step", "ensures", "exact", rtc_qs_failure_exact(((long long)window), rtc_old_success, rtc_old_failure, f, ((long long)guard), ((long long)rtc_result), (*success), (*failure)));
     return rtc_result;
 }
 double qs_cohort_add(double fail_cohorts, int window)
@@ -332,4 +358,4 @@ long long qs_pool_unused(long long job_limit, long long job_count, long long msg
     return rtc_result;
 }
 #endif
-/* 106 clauses checked, 12 not expressible in C (listed above). */
+/* 108 clauses checked, 12 not expressible in C (listed above). */

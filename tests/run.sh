@@ -72,6 +72,7 @@ postfix-diff    check slot tests/postfix/check.sh     sh tests/postfix/check.sh
 bmc             check run  proofs/bmc-check.sh        BMC_FLAGS="--max-states 10000 --verbose" sh proofs/bmc-check.sh
 proofs          heavy run  proofs/run.sh              PROOFS_REQUIRE=1 sh proofs/run.sh proofs
 proofs-mutants  heavy run  proofs/run.sh              PROOFS_REQUIRE=1 sh proofs/run.sh mutants
+replay-keys     heavy run  proofs/replay-test.sh      sh proofs/replay-test.sh
 bmc-full        heavy run  proofs/bmc-check.sh        BMC_FLAGS=--verbose sh proofs/bmc-check.sh
 bmc-mutants     heavy run  proofs/bmc/mutants.sh      sh proofs/bmc/mutants.sh
 postfix-fuzz    heavy slot tests/postfix/check-all.sh sh tests/postfix/check-all.sh

@@ -236,6 +236,9 @@ class Parser:
             return e
         if tok.startswith("\\"):
             raise Unsupported(tok)
+        if tok in DOUBLE_OPS:
+            a, b = self.args()
+            return "(%s %s %s)" % (a, DOUBLE_OPS[tok], b)
         if tok in self.ctx["logic"]:
             return "rtc_%s(%s)" % (tok, ", ".join(self.args()))
         if self.peek() == "(":
@@ -246,6 +249,32 @@ class Parser:
                 tok.startswith("QS_"):
             return tok
         raise Unsupported("unknown name %s" % tok)
+
+
+# The axiomatic QsDouble of kernels.h: C's binary64 + - / (WP binds them
+# to its add_f64, sub_f64, div_f64); in C they are the operators
+# themselves, on doubles, rounded as the code rounds them.
+DOUBLE_OPS = {"qs_dadd": "+", "qs_dsub": "-", "qs_ddiv": "/"}
+
+
+def expand_lets(text):
+    """`\\let x = e; p` becomes p with every x replaced by (e).  The scope
+    of a \\let is the rest of its definition: up to the next `;` that does
+    not end a further \\let (the definitions of kernels.h are split on
+    `;`, so the lets must be gone first)."""
+    let = re.compile(r"\s*\\let\s+(\w+)\s*=\s*([^;]*);")
+    while True:
+        m = let.search(text)
+        if not m:
+            return text
+        pos = m.end()
+        while let.match(text, pos):
+            pos = let.match(text, pos).end()
+        end = text.find(";", pos)
+        end = len(text) if end < 0 else end
+        body = re.sub(r"\b%s\b" % m.group(1), "(%s)" % m.group(2).strip(),
+                      text[m.end():end])
+        text = text[:m.start()] + " " + body + text[end:]
 
 
 def strip_line_comments(text):
@@ -261,6 +290,7 @@ def header_logic(h):
     acsl = "\n".join(re.findall(r"/\*@(.*?)\*/", h, re.S))
     acsl = strip_line_comments(acsl)
     acsl = re.sub(r"axiomatic\s+\w+\s*\{.*?\}", "", acsl, flags=re.S)
+    acsl = expand_lets(acsl)
     consts, logic, defs = {}, {}, []
     for stmt in acsl.split(";"):
         stmt = " ".join(stmt.split())

@@ -10,7 +10,12 @@
 #   - a kernel bug: qs_cohort_add returns fail_cohorts unchanged (the WP
 #     mutant proofs/mutants/cohort-add-nothing.sed): "ensures exact";
 #   - a caller bug: preempt.c charges -needed slots (S-PRE-8): the
-#     precondition "requires needed" of qs_slots_charge.
+#     precondition "requires needed" of qs_slots_charge;
+#   - a kernel bug that every range clause lets through: Postfix's success
+#     guard "success + g/2 >= 1" written with g/4 (the WP mutant
+#     proofs/mutants/success-postfix-quarter.sed): with g = 0.4 the second
+#     success makes 0.8 + 0.2 >= 1 (window 2 -> 3), the mutant's 0.8 + 0.1
+#     does not; only "ensures exact" of qs_success_step sees it.
 # The unmutated checked build must replay the same streams byte-identical
 # to the product build (the checks observe, never change).
 # run.sh: slow
@@ -89,4 +94,22 @@ if build cohort-add-nothing "$mutant" kernels.c; then
 fi
 if build charge-negative 's/qs_slots_charge(current->slots_available, needed, slot_cost)/qs_slots_charge(current->slots_available, -needed, slot_cost)/' preempt.c; then
     expect_violation charge-negative $preempt "qs_slots_charge requires needed"
+fi
+# S-PFX-2 with a constant g = 0.4 (postfix profile): D2's success steps.
+cat >"$t/success-quarter.events" <<'EOF2'
+# args: --profile postfix
+default_destination_recipient_limit = 2
+initial_destination_concurrency = 2
+default_destination_concurrency_limit = 20
+default_destination_concurrency_positive_feedback = 0.4
+arrive M1 smtp:example.com*20
+select
+select
+done D1 ok
+done D2 ok
+select
+EOF2
+mutant=$(sed -n 's/^s|/s|/p' proofs/mutants/success-postfix-quarter.sed)
+if build success-postfix-quarter "$mutant" kernels.c; then
+    expect_violation success-postfix-quarter "$t/success-quarter.events" "qs_success_step ensures exact"
 fi

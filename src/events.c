@@ -45,7 +45,8 @@ typedef struct setting {
 enum {
     CH_END = 1,       /* ends a word: NUL, blank, tab */
     CH_TRANSPORT = 2, /* in a transport name: a-z 0-9 - */
-    CH_NAME = 4       /* in other names: also A-Z . _ + */
+    CH_NAME = 4,      /* in other names: also A-Z . _ + */
+    CH_GROUP = 8      /* the separators inside a recipient group: : @ * */
 };
 #define CH_T (CH_TRANSPORT | CH_NAME)
 static const unsigned char char_class[256] = {
@@ -65,7 +66,8 @@ static const unsigned char char_class[256] = {
     ['M'] = CH_NAME, ['N'] = CH_NAME, ['O'] = CH_NAME, ['P'] = CH_NAME,
     ['Q'] = CH_NAME, ['R'] = CH_NAME, ['S'] = CH_NAME, ['T'] = CH_NAME,
     ['U'] = CH_NAME, ['V'] = CH_NAME, ['W'] = CH_NAME, ['X'] = CH_NAME,
-    ['Y'] = CH_NAME, ['Z'] = CH_NAME
+    ['Y'] = CH_NAME, ['Z'] = CH_NAME,
+    [':'] = CH_GROUP, ['@'] = CH_GROUP, ['*'] = CH_GROUP
 };
 #define CH(c, cls) (char_class[(unsigned char)(c)] & (cls))
 
@@ -434,8 +436,52 @@ static int name_ok(const char *s, int transport, size_t max)
  * starts the count and the first '@' ends the local part. */
 static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
 {
-    char *colon = strchr(w, ':'), *at, *star;
+    char *colon, *at, *star;
     int64_t count = 1;
+    /* The fast path (issue 16): one pass over a well-formed group, by the
+     * character table, splitting it only once all of it is known good.
+     * Transport characters exclude ':', name characters exclude '@' and
+     * '*', so the first ':', '@' and '*' found here are the ones the
+     * general code below finds with strchr, and every check is its check:
+     * a group this path accepts, the general code accepts alike, and any
+     * other group (errors included) goes to the general code untouched. */
+    {
+        char *p = w, *e;
+        while (CH(*p, CH_TRANSPORT))
+            p++;
+        colon = p;
+        if (*colon == ':' && colon - w >= 1 && colon - w <= 64) {
+            for (p = colon + 1; CH(*p, CH_NAME); p++)
+                ;
+            at = NULL;
+            if (*p == '@') {
+                at = p;
+                for (p = at + 1; CH(*p, CH_NAME); p++)
+                    ;
+            }
+            e = p; /* the end of the next-hop */
+            if ((*e == 0 || (*e == '*' && parse_count(e + 1, QS_COUNT_MAX,
+                                                      &count) == 0 &&
+                             count >= 1)) &&
+                (!at || (at - colon - 1 >= 1 && at - colon - 1 <= 64)) &&
+                e - (at ? at : colon) - 1 >= 1 &&
+                e - (at ? at : colon) - 1 <= 200) {
+                *colon = 0;
+                g->transport = w;
+                g->local = NULL;
+                if (at) {
+                    *at = 0;
+                    g->local = colon + 1;
+                }
+                g->nexthop = (at ? at : colon) + 1;
+                *e = 0; /* the '*', or the NUL already there */
+                g->count = count;
+                return 0;
+            }
+            count = 1;
+        }
+    }
+    colon = strchr(w, ':');
     if (!colon) {
         snprintf(why, whylen, "\"%.100s\": want TRANSPORT:[LOCAL@]NEXTHOP"
                  "[*COUNT]", w);
@@ -592,6 +638,40 @@ static void load_line(qs_stream *st, const char *line, size_t len)
         *hash = 0;
 }
 
+/* An `arrive` line of at most 8 words made only of name characters,
+ * group separators (: @ *) and spaces, split in one pass into w (issue
+ * 16: what load_line, the '=' search and split_words would do with such
+ * a line, which has no NUL, tab, CR, comment or '='; the stream's buffer
+ * must already hold it).  Returns the number of words, at least 3, or 0
+ * for any other line, which then takes the general path from the start. */
+static size_t arrive_split(qs_stream *st, const char *line, size_t len,
+                           char **w)
+{
+    char *p, *end;
+    size_t n = 0;
+    if (len + 1 > st->bufcap)
+        return 0; /* the general path grows the buffer (none at first) */
+    p = st->buf;
+    end = p + len;
+    memcpy(st->buf, line, len);
+    st->buf[len] = 0;
+    while (p < end) {
+        if (n == 8)
+            return 0;
+        w[n++] = p;
+        while (CH(*p, CH_NAME | CH_GROUP))
+            p++;
+        if (p == end)
+            break;
+        if (*p != ' ')
+            return 0;
+        *p++ = 0;
+        while (*p == ' ')
+            p++;
+    }
+    return n >= 3 ? n : 0;
+}
+
 /* `arrive` lines may have up to QS_GROUPS_MAX groups: split them into
  * the stream's word array, which grows to the longest line and is kept
  * (the other verbs have at most three words).  One split per line, no
@@ -712,6 +792,11 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         }
         return 0;
     }
+    /* an arrive line in its plain form: split in one pass (arrive_split),
+     * then the same do_arrive as below */
+    if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
+        (nw = arrive_split(st, line, len, w)) > 0)
+        return do_arrive(st, w, nw, err, errlen);
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {

@@ -176,6 +176,35 @@ static qs_peer *peer_select(qs_job *job)
     return NULL;
 }
 
+/* peer_select's test alone: does a pending peer of the job have a live
+ * destination with room (window > deliveries in flight)?  No rotation:
+ * the caller marks the job a blocker when there is none. */
+static int job_has_room(const qs_job *job)
+{
+    const qs_peer *p;
+    for (p = job->peer_head; p; p = p->next) {
+        const qs_queue *q = p->queue;
+        if (p->ehead && !q->dead && q->window > q->busy)
+            return 1;
+    }
+    return 0;
+}
+
+/* S-PRE-11: "a job none of whose peers may be selected" is a blocker: it
+ * takes the transport's tag, and so do the destinations it waits for, so
+ * that the end of a delivery there (qsi_blocker_update) knows it may
+ * release blockers (S-PRE-12). */
+static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job)
+{
+    qs_peer *pp;
+    job->blocker_tag = t->blocker_tag;
+    for (pp = job->peer_head; pp; pp = pp->next)
+        if (pp->ehead)
+            pp->queue->blocker_tag = t->blocker_tag;
+    s->stats.blockers++;
+    qsi_trace_job(s, QS_T_BLOCKER, job);
+}
+
 /* S-MEM-7: refill when the job has room, then select a peer; if none,
  * read more as a last chance.
  * The document: more recipients are read "whenever the current job has
@@ -312,6 +341,19 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
             continue;
+        /* S-PRE-11, the common case first: a job whose message is fully
+         * read and that has entries can read nothing (job_peer_select
+         * reads only with unread recipients), so it is a blocker exactly
+         * when none of its pending peers has room - the test of
+         * peer_select without its rotation.  After a release of every
+         * blocker (S-PFX-21) the walk re-marks hundreds of such jobs per
+         * selection on long lists (docs/performance.md section 3); this
+         * keeps each at one pass over its peers. */
+        if (!QS_UNREAD(job->message) && QS_HAS_ENTRIES(job) &&
+            !job_has_room(job)) {
+            job_mark_blocker(s, t, job);
+            continue;
+        }
         if ((p = job_peer_select(s, job)) != NULL) {
             entry_select_peer(s, p, out);
             /* S-PRE-4: the counter grows by one per selected entry.
@@ -338,16 +380,8 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
                 qsi_job_retire(s, job);
             return 1;
         } else if (QS_HAS_ENTRIES(job)) {
-            /* S-PRE-11: no selectable peer: a blocker; mark its queues.
-             * The queues are marked so that the end of a delivery there
-             * (qsi_blocker_update) knows it may release blockers. */
-            qs_peer *pp;
-            job->blocker_tag = t->blocker_tag;
-            for (pp = job->peer_head; pp; pp = pp->next)
-                if (pp->ehead)
-                    pp->queue->blocker_tag = t->blocker_tag;
-            s->stats.blockers++;
-            qsi_trace_job(s, QS_T_BLOCKER, job);
+            /* S-PRE-11: no selectable peer (a read found none either) */
+            job_mark_blocker(s, t, job);
         } else {
             /* A stalled job (no entries now): retire it.
              * Its entries are all selected and its message could not read

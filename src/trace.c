@@ -287,6 +287,17 @@ static void fast_num(fast_line *f, long long v)
         f->full = 1;
         return;
     }
+    if (u < 100 && f->end - f->p >= 2) {
+        /* the commonest numbers (counts, windows, small handles) written
+         * in place, without the reversed buffer */
+        if (u >= 10) {
+            *f->p++ = pairs[u * 2];
+            *f->p++ = pairs[u * 2 + 1];
+        } else {
+            *f->p++ = (char)('0' + u);
+        }
+        return;
+    }
     while (u >= 100) {
         unsigned k = (unsigned)(u % 100) * 2;
         u /= 100;

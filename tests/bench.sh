@@ -28,7 +28,8 @@
 #
 # Environment: BENCH_SIZES (default "1000 10000 100000"), BENCH_RUNS
 # (default 3), BENCH_SEED (default 1), BENCH_SKIP (a list of sections to
-# skip: ipc rate scaling check memory postfix).  Needs valgrind for 1, 3
+# skip: ipc rate scaling check memory postfix), BENCH_MIXES (the shapes,
+# default every mix).  Needs valgrind for 1, 3
 # and 6 (skipped with a note without it) and python3 for the timings.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +40,7 @@ SIZES=${BENCH_SIZES:-"1000 10000 100000"}
 RUNS=${BENCH_RUNS:-3}
 SEED=${BENCH_SEED:-1}
 SKIP=${BENCH_SKIP:-}
-MIXES="fifo preempt concurrency dead memory blockers local mixed transports bulk overrides sort large queue heavy"
+MIXES=${BENCH_MIXES:-"fifo preempt concurrency dead memory blockers local mixed transports bulk overrides sort large queue heavy"}
 SHAPES="sort large queue heavy"
 IPC_MAX=4000        # instructions per select, whole run (issue 16)
 RATE_MIN=5000000    # events per second of CPU time (issue 16)

@@ -14,7 +14,10 @@
 #      keeps half of the pool): the replay fails, naming job_take_pool;
 #   4. a contract changed (job_take_pool's takes_all clause): the replay
 #      fails, naming job_take_pool;
-#   5. (only with FULL=1: every run reads src/kernels.h, so this
+#   5. a comment slipped between job_take_pool's contract and its
+#      definition: refused (proofs/contracted.awk), FILE:LINE, instead of
+#      leaving the function out of the proofs without a word;
+#   6. (only with FULL=1: every run reads src/kernels.h, so this
 #      regenerates every goal, about a minute and a half) an ACSL logic
 #      definition changed (qs_clamp of src/kernels.h): the replay fails,
 #      naming qs_success_step.
@@ -75,6 +78,15 @@ if ! check && grep -q '^  core-jobs: job_take_pool' "$tmp/out"; then
     ok "contract of job_take_pool changed: replay fails naming it"
 else
     bad "contract of job_take_pool changed but the replay did not fail naming it"; tail -5 "$tmp/out"
+fi
+
+fresh
+edit src/jobs.c '/^static void job_take_pool(/i\
+/* a comment between the contract and its function */'
+if ! check && grep -q 'src/jobs.c:[0-9]*: an ACSL function contract not followed by its function' "$tmp/out"; then
+    ok "comment between job_take_pool's contract and definition: refused, not silently unproved"
+else
+    bad "comment between a contract and its function was not refused"; tail -5 "$tmp/out"
 fi
 
 if [ "${FULL:-0}" = 1 ]; then

@@ -95,6 +95,10 @@ grep -q '^name = "CVC5"' "$WHY3CONFIG" || {
 contracted() {
     awk -f proofs/contracted.awk "$1"
 }
+# A function contract that no function follows (a comment slipped in
+# between) would leave its function out of every run without a word.
+awk -f proofs/contracted.awk src/*.c src/*_contracts.h proofs/wp/*.c >/dev/null ||
+    { echo "FAIL proofs: a contract is not followed by its function (above)"; exit 1; }
 list() { tr '\n' ',' | sed 's/,$//'; }
 
 # Which prover for which goals.  cvc5 is the one that decides the IEEE

@@ -40,6 +40,15 @@ fresh() { # a copy of the working tree in $tmp/t
 check() { # run make check's replay in the copy; output in $tmp/out
     (cd "$tmp/t" && PROOFS_REQUIRE=1 sh proofs/run.sh check) >"$tmp/out" 2>&1
 }
+# refused WHAT PATTERN: after an edit, the replay must fail with a line
+# matching PATTERN (the name of what changed)
+refused() {
+    if ! check && grep -q "$2" "$tmp/out"; then
+        ok "$1: replay fails naming it"
+    else
+        bad "$1: the replay did not fail naming it"; tail -5 "$tmp/out"
+    fi
+}
 # edit FILE SED-SCRIPT: the edit must change FILE
 edit() {
     cp "$tmp/t/$1" "$tmp/orig"
@@ -66,37 +75,22 @@ fi
 
 fresh
 edit src/jobs.c '/^static void job_take_pool(/,/^}/s/t->rcpt_unused = 0;/t->rcpt_unused \/= 2;/'
-if ! check && grep -q '^  core-jobs: job_take_pool' "$tmp/out"; then
-    ok "body of job_take_pool changed: replay fails naming it"
-else
-    bad "body of job_take_pool changed but the replay did not fail naming it"; tail -5 "$tmp/out"
-fi
+refused "body of job_take_pool changed" '^  core-jobs: job_take_pool'
 
 fresh
 edit src/jobs.c 's/ensures takes_all: t->rcpt_unused == (\\old(t->rcpt_unused) > 0 ? 0 :/ensures takes_all: t->rcpt_unused == (\\old(t->rcpt_unused) > 1 ? 0 :/'
-if ! check && grep -q '^  core-jobs: job_take_pool' "$tmp/out"; then
-    ok "contract of job_take_pool changed: replay fails naming it"
-else
-    bad "contract of job_take_pool changed but the replay did not fail naming it"; tail -5 "$tmp/out"
-fi
+refused "contract of job_take_pool changed" '^  core-jobs: job_take_pool'
 
 fresh
 edit src/jobs.c '/^static void job_take_pool(/i\
 /* a comment between the contract and its function */'
-if ! check && grep -q 'src/jobs.c:[0-9]*: an ACSL function contract not followed by its function' "$tmp/out"; then
-    ok "comment between job_take_pool's contract and definition: refused, not silently unproved"
-else
-    bad "comment between a contract and its function was not refused"; tail -5 "$tmp/out"
-fi
+refused "comment between job_take_pool's contract and definition (not silently unproved)" \
+    'src/jobs.c:[0-9]*: an ACSL function contract not followed by its function'
 
 if [ "${FULL:-0}" = 1 ]; then
     fresh
     edit src/kernels.h 's/limit > 0 \&\& w > limit ? limit : w;/limit > 0 \&\& w >= limit ? limit : w;/'
-    if ! check && grep -q '^  float-kernels: .*qs_success_step' "$tmp/out"; then
-        ok "ACSL definition qs_clamp changed: replay fails naming qs_success_step"
-    else
-        bad "ACSL definition qs_clamp changed but the replay did not fail naming qs_success_step"; tail -5 "$tmp/out"
-    fi
+    refused "ACSL definition qs_clamp changed (qs_success_step)" '^  float-kernels: .*qs_success_step'
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

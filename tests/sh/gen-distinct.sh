@@ -24,8 +24,9 @@ trap 'rm -rf "$t"' EXIT
 ok() { echo "ok $1"; }
 no() { echo "FAIL $1: $2"; }
 
-# conflicts FILE: the number of messages with a local@next-hop under two
-# transports.  A group is TRANSPORT:[LOCAL@]NEXTHOP[*COUNT].
+# conflicts FILE: "N FIRST": the number of messages with a local@next-hop
+# under two transports, and the line number of the first one (0: none).
+# A group is TRANSPORT:[LOCAL@]NEXTHOP[*COUNT].
 conflicts() {
     awk '$1 == "arrive" {
         delete seen; bad = 0
@@ -36,21 +37,8 @@ conflicts() {
             if ((a in seen) && seen[a] != tr) bad = 1
             seen[a] = tr
         }
-        n += bad
-    } END { print n + 0 }' "$1"
-}
-# first_conflict FILE: the line number of the first such message, or 0
-first_conflict() {
-    awk '$1 == "arrive" {
-        delete seen
-        for (i = 3; i <= NF; i++) {
-            g = $i; sub(/\*.*/, "", g)
-            c = index(g, ":"); tr = substr(g, 1, c - 1); a = substr(g, c + 1)
-            if (index(a, "@") == 0) continue
-            if ((a in seen) && seen[a] != tr) { print NR; found = 1; exit }
-            seen[a] = tr
-        }
-    } END { if (!found) print 0 }' "$1"
+        if (bad && !n++) first = NR
+    } END { print n + 0, first + 0 }' "$1"
 }
 # shape FILE: the stream without the transports of arrive lines
 shape() {
@@ -64,14 +52,17 @@ for mix in sort local transports; do
         "$Q" gen --seed $seed --mix $mix --profile postfix --size 3000 >"$t/a" || { no "gen-$n" "gen failed"; continue; }
         "$Q" gen --seed $seed --mix $mix --profile postfix --size 3000 --distinct-addresses >"$t/b" ||
             { no "gen-distinct-$n" "gen failed"; continue; }
-        before=$((before + $(conflicts "$t/a")))
-        c=$(conflicts "$t/b")
+        # shellcheck disable=SC2046 # "N FIRST" split into $1 $2 on purpose
+        set -- $(conflicts "$t/a")
+        before=$((before + $1)) L=$2
+        # shellcheck disable=SC2046
+        set -- $(conflicts "$t/b")
+        c=$1
         [ "$c" -eq 0 ] && ok "gen-distinct/$n/no-conflict" || no "gen-distinct/$n/no-conflict" "$c messages"
         # up to the first message with a conflict the streams are the same
         # (line 1, the header, names the option); that message differs in
         # transports only.  Later lines may differ: what the generator does
         # next depends on the scheduler's state, which the change moved.
-        L=$(first_conflict "$t/a")
         if [ "$L" -gt 0 ]; then
             sed -n "2,$((L - 1))p" "$t/a" >"$t/pa"; sed -n "2,$((L - 1))p" "$t/b" >"$t/pb"
             shape "$t/a" | sed -n "${L}p" >"$t/sa"; shape "$t/b" | sed -n "${L}p" >"$t/sb"

@@ -153,6 +153,12 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         if (b->limit1) {
             qsi_rcpt_address(g, b->index, b->ordinal, dest);
             q = qsi_queue_obtain(s, g->t, dest);
+        } else if (i > 0 && v[i - 1].group == b->group) {
+            /* the previous run's group: same transport, same next-hop,
+             * so the same queue (nothing is freed while resolving); a
+             * split domain's runs of one group come one after another
+             * (issue 16: no look-up by name) */
+            q = v[i - 1].queue;
         } else {
             q = qsi_queue_obtain(s, g->t, g->nexthop);
         }

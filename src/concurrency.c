@@ -125,10 +125,18 @@ void qsi_queue_update_ready(qs_queue *q)
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 {
     qs_queue *q = qs_map_get(&t->queues, name, 0);
+    size_t len;
     if (q)
         return q;
-    q = qsi_calloc(1, sizeof *q + strlen(name) + 1);
-    q->name = strcpy(q->name_buf, name);
+    /* zeroed either way; a short name (the usual case) in a recycled
+     * queue of the scheduler's pool, which an idle destination gave back
+     * (issue 16: no calloc and free each time a destination comes back) */
+    len = strlen(name) + 1;
+    if (len <= QSI_QUEUE_NAME_POOLED)
+        q = qsi_pool_get(&s->queue_pool);
+    else
+        q = qsi_calloc(1, sizeof *q + len);
+    q->name = memcpy(q->name_buf, name, len);
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
@@ -179,7 +187,11 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
         q->next->prev = q->prev;
     else
         t->qtail = q->prev;
-    free(q);
+    /* back to the pool if it came from there (see qsi_queue_obtain) */
+    if (strlen(q->name) < QSI_QUEUE_NAME_POOLED)
+        qsi_pool_put(&s->queue_pool, q);
+    else
+        free(q);
 }
 
 /* The dead list is ordered by revival time; a queue leaves it when it

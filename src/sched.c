@@ -373,6 +373,7 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->entry_pool.size = sizeof(qs_entry);
     s->peer_pool.size = sizeof(qs_peer);
     s->job_pool.size = sizeof(qs_job);
+    s->queue_pool.size = sizeof(qs_queue) + QSI_QUEUE_NAME_POOLED;
     s->sink = sink;
     s->ctx = ctx;
     /* every record, until the caller says otherwise; none without a sink */
@@ -469,6 +470,7 @@ void qs_sched_free(qs_sched *s)
     pool_destroy(&s->entry_pool);
     pool_destroy(&s->peer_pool);
     pool_destroy(&s->job_pool);
+    pool_destroy(&s->queue_pool);
     free(s->batch);
     free(s);
 }

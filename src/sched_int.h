@@ -83,6 +83,10 @@ struct qs_peer {
 #ifndef QSI_NAME_FAM
 #define QSI_NAME_FAM
 #endif
+/* A queue whose name (NUL included) fits in this many bytes is allocated
+ * with exactly this much room for it and recycled through the scheduler's
+ * queue_pool; a longer name gets an allocation of its own size, freed. */
+#define QSI_QUEUE_NAME_POOLED 48
 /*
  * A destination queue: everything one transport delivers to one next-hop
  * (or, with a destination recipient limit of 1, to one recipient: S-EV-4).
@@ -384,6 +388,11 @@ struct qs_sched {
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
     qs_pool entry_pool, peer_pool, job_pool;
+    /* destination queues with a name shorter than QSI_QUEUE_NAME_POOLED
+     * bytes (concurrency.c): an idle destination that comes back (S-CON-13)
+     * takes one from here instead of calloc, and gives it back instead of
+     * free (issue 16) */
+    qs_pool queue_pool;
     /* the incremental invariant checker (check_changes.c, qs_check_changes): on
      * after its first call; the objects events touched since its last
      * call; its sums over all objects */

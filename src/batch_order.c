@@ -104,14 +104,14 @@ static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
 
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
-    const qs_mgroup *g = &m->groups[b->group];
-    char buf[QSI_ADDRESS_MAX];
-    const char *key = g->nexthop;
-    if (b->transport->dest_rcpt_limit == 1) {
-        pad_address(g, b->index, b->ordinal, buf);
-        key = buf;
-    }
-    b->prefix = key_prefix(key, 0, &b->key_short);
+    /* limit 1 (b->limit1 is dest_rcpt_limit == 1, assign.c): the run is
+     * one recipient, and its key, the address's first 8 bytes, is the one
+     * the resolve order already computed (resolve_keys(m, b, 1) in
+     * qsi_batch_resolve_order, which runs first): kept, not built again
+     * (issue 16).  Otherwise the key is the next-hop. */
+    if (b->limit1)
+        return;
+    b->prefix = key_prefix(m->groups[b->group].nexthop, 0, &b->key_short);
 }
 
 static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,

@@ -202,7 +202,17 @@ static int64_t pint(const qs_sched *s, const char *t, int id)
  * (`select T` for such a transport is simply idle, S-EV-8). */
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name)
 {
-    return qs_map_get(&s->transports, name, 0);
+    qs_transport *t;
+    /* A stream names few transports: then the transport list (every
+     * transport, each name once) is walked, first bytes compared before
+     * whole names; that costs less than hashing the name (issue 16).
+     * The map answers when there are many. */
+    if (s->ntransports > 8)
+        return qs_map_get(&s->transports, name, 0);
+    for (t = s->xhead; t; t = t->next)
+        if (t->name[0] == name[0] && strcmp(t->name, name) == 0)
+            return t;
+    return NULL;
 }
 
 /* S-EV-2: parameters resolve TRANSPORT_suffix, built-in, default_suffix.

@@ -124,7 +124,9 @@ void qsi_queue_update_ready(qs_queue *q)
  */
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 {
-    qs_queue *q = qs_map_get(&t->queues, name, 0);
+    uint64_t h = qs_map_hash(name, 0); /* once: look-up, insertion, and
+                                          qsi_queue_free_if_idle's delete */
+    qs_queue *q = qs_map_get_hashed(&t->queues, h, name, 0);
     size_t len;
     if (q)
         return q;
@@ -137,11 +139,12 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
     else
         q = qsi_calloc(1, sizeof *q + len);
     q->name = memcpy(q->name_buf, name, len);
+    q->name_hash = h;
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
     s->queue_count++;
-    qsi_map_put(&t->queues, q->name, 0, q);
+    qsi_map_put_hashed(&t->queues, h, q->name, 0, q);
     q->prev = t->qtail;
     if (t->qtail)
         t->qtail->next = q;
@@ -178,7 +181,7 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     if (q->ready)
         t->ready_queues--;
     qsi_ck_queue_gone(t->sched, q);
-    qs_map_del(&t->queues, q->name, 0);
+    qs_map_del_hashed(&t->queues, q->name_hash, q->name, 0);
     if (q->prev)
         q->prev->next = q->next;
     else

@@ -109,6 +109,19 @@ void *qs_map_get(const qs_map *m, const char *str, uint64_t num)
     return m->slot[find(m, key_hash(str, num), str, num)].value;
 }
 
+uint64_t qs_map_hash(const char *str, uint64_t num)
+{
+    return key_hash(str, num);
+}
+
+void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
+                        uint64_t num)
+{
+    if (!m->count)
+        return NULL;
+    return m->slot[find(m, h, str, num)].value;
+}
+
 /* Doubles the table (8 slots to start) and re-places every entry by its
  * stored hash; nothing is rehashed.  Doubling keeps the total work of all
  * growths linear in the number of insertions.  On failure the old table
@@ -138,7 +151,12 @@ static int grow(qs_map *m)
  * Fails only when out of memory, leaving the map unchanged. */
 int qs_map_put(qs_map *m, const char *str, uint64_t num, void *value)
 {
-    uint64_t h = key_hash(str, num);
+    return qs_map_put_hashed(m, key_hash(str, num), str, num, value);
+}
+
+int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
+                      void *value)
+{
     size_t i;
     if (2 * (m->count + 1) > m->cap && grow(m) < 0)
         return -1;
@@ -158,12 +176,18 @@ int qs_map_put(qs_map *m, const char *str, uint64_t num, void *value)
  * between the hole and j moves into the hole, which moves to j. */
 void *qs_map_del(qs_map *m, const char *str, uint64_t num)
 {
+    return qs_map_del_hashed(m, key_hash(str, num), str, num);
+}
+
+void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
+                        uint64_t num)
+{
     size_t mask, i, j;
     void *v;
     if (!m->count)
         return NULL;
     mask = m->cap - 1;
-    i = find(m, key_hash(str, num), str, num);
+    i = find(m, h, str, num);
     v = m->slot[i].value;
     if (!v)
         return NULL;

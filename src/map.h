@@ -35,5 +35,15 @@ void *qs_map_get(const qs_map *m, const char *str, uint64_t num);
 int qs_map_put(qs_map *m, const char *str, uint64_t num, void *value);
 /* Removes and returns the value, or NULL. */
 void *qs_map_del(qs_map *m, const char *str, uint64_t num);
+/* The same three with the key's hash given (qs_map_hash of the same
+ * key): a caller that looks a key up, then inserts it, then later deletes
+ * it hashes its name once (issue 16: queues and messages). */
+uint64_t qs_map_hash(const char *str, uint64_t num);
+void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
+                        uint64_t num);
+int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
+                      void *value);
+void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
+                        uint64_t num);
 
 #endif

@@ -119,6 +119,7 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     qs_message *m;
     int64_t total = 0;
     size_t i, size;
+    uint64_t id_hash;
     qs_trace r;
     if (!msgid || !*msgid || strlen(msgid) > 64) {
         qsi_seterr(err, errlen, "bad message id");
@@ -126,7 +127,9 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     }
     /* Checks first, in the parser's order, so the first problem is the
      * one reported and a refused call changes nothing. */
-    if (qs_map_get(&s->messages, msgid, 0)) {
+    id_hash = qs_map_hash(msgid, 0); /* once: here, the insertion below
+                                        and message_finish's delete */
+    if (qs_map_get_hashed(&s->messages, id_hash, msgid, 0)) {
         if (err)
             snprintf(err, errlen, "duplicate message id \"%s\" (still in "
                      "the queue)", msgid);
@@ -201,7 +204,8 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     m->serial = ++s->serial;
     m->ngroups = ngroups;
     m->rcpt_total = m->rcpt_unread = total;
-    qsi_map_put(&s->messages, m->id, 0, m);
+    m->id_hash = id_hash;
+    qsi_map_put_hashed(&s->messages, id_hash, m->id, 0, m);
     if (s->active_count < s->active_limit) {
         qsi_message_activate(s, m);
     } else {

@@ -175,6 +175,14 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
     }
 }
 
+/* The same, the key's hash given (map.h). */
+void qsi_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
+                        void *v)
+{
+    if (qs_map_put_hashed(m, h, str, num, v) < 0)
+        abort(); /* out of memory: see qsi_calloc */
+}
+
 /* True in the postfix profile.  Every place where the profiles differ
  * tests this, next to the S-PFX rule id that says why (spec/profiles.md):
  * grep for qsi_postfix to list them all.

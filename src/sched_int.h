@@ -99,6 +99,8 @@ struct qs_peer {
  */
 struct qs_queue {
     char *name;
+    uint64_t name_hash;       /* qs_map_hash(name, 0): its key in the
+                                 transport's map, hashed once (issue 16) */
     uint64_t serial;          /* creation number: the key of the job's peer
                                  map, so look-ups never depend on addresses */
     qs_transport *transport;
@@ -293,6 +295,8 @@ typedef struct qs_mgroup {
  */
 struct qs_message {
     char *id;
+    uint64_t id_hash;         /* qs_map_hash(id, 0): its key in the
+                                 scheduler's map, hashed once (issue 16) */
     uint64_t serial;
     int64_t queued_time;      /* when it entered the active queue: the
                                  "enqueue time" that orders job lists and
@@ -469,6 +473,8 @@ void *qsi_pool_get(qs_pool *p);
 void qsi_pool_put(qs_pool *p, void *obj);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
+void qsi_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
+                        void *v);
 int qsi_postfix(const qs_sched *s);
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);

@@ -298,7 +298,7 @@ static int message_finish(qs_sched *s, qs_message *m)
         qsi_emit(s, &r);
     }
     qsi_ck_message_gone(s, m);
-    qsi_message_free(m);
+    qsi_message_free(s, m);
     return 1;
 }
 

@@ -183,7 +183,16 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
      * arrival instead of 2 + 3 per group). */
     {
         char *str;
-        m = qsi_calloc(1, size); /* size: summed with the checks above */
+        /* size: summed with the checks above; zeroed either way, from
+         * the pool of the smallest class that holds it if there is one */
+        size_t cls = (size - 1) / QSI_MSG_POOL_STEP;
+        if (cls < QSI_MSG_POOLS) {
+            m = qsi_pool_get(&s->msg_pool[cls]);
+            m->pool_class = (int)cls;
+        } else {
+            m = qsi_calloc(1, size);
+            m->pool_class = -1;
+        }
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
         m->id = str;
@@ -406,7 +415,12 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
 /* The message's own memory: its groups and id, in its one allocation.
  * Its jobs are freed first by the caller (memory.c message check, or
  * qs_sched_free). */
-void qsi_message_free(qs_message *m)
+void qsi_message_free(qs_sched *s, qs_message *m)
 {
-    free(m); /* with its groups and strings */
+    /* with its groups and strings: back to its size class's pool, or
+     * free (qs_arrive) */
+    if (m->pool_class >= 0)
+        qsi_pool_put(&s->msg_pool[m->pool_class], m);
+    else
+        free(m);
 }

@@ -392,6 +392,8 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->peer_pool.size = sizeof(qs_peer);
     s->job_pool.size = sizeof(qs_job);
     s->queue_pool.size = sizeof(qs_queue) + QSI_QUEUE_NAME_POOLED;
+    for (i = 0; i < QSI_MSG_POOLS; i++)
+        s->msg_pool[i].size = (i + 1) * QSI_MSG_POOL_STEP;
     s->sink = sink;
     s->ctx = ctx;
     /* every record, until the caller says otherwise; none without a sink */
@@ -432,6 +434,7 @@ void qs_sched_free(qs_sched *s)
 {
     qs_transport *t, *tn;
     qs_message *m, *mn;
+    size_t i;
     if (!s)
         return;
     /* Queues own every entry (pending on todo, in flight on busy), so the
@@ -469,12 +472,12 @@ void qs_sched_free(qs_sched *s)
             qs_map_destroy(&j->peers);
             free(j);
         }
-        qsi_message_free(m);
+        qsi_message_free(s, m);
     }
     /* Waiting messages have nothing but themselves. */
     for (m = s->incoming_head; m; m = mn) {
         mn = m->next;
-        qsi_message_free(m);
+        qsi_message_free(s, m);
     }
     qs_map_destroy(&s->transports);
     qs_map_destroy(&s->messages);
@@ -489,6 +492,8 @@ void qs_sched_free(qs_sched *s)
     pool_destroy(&s->peer_pool);
     pool_destroy(&s->job_pool);
     pool_destroy(&s->queue_pool);
+    for (i = 0; i < QSI_MSG_POOLS; i++)
+        pool_destroy(&s->msg_pool[i]);
     free(s->batch);
     free(s);
 }

@@ -87,6 +87,9 @@ struct qs_peer {
  * with exactly this much room for it and recycled through the scheduler's
  * queue_pool; a longer name gets an allocation of its own size, freed. */
 #define QSI_QUEUE_NAME_POOLED 48
+/* The message size classes of the scheduler's msg_pool (messages.c). */
+#define QSI_MSG_POOL_STEP 128
+#define QSI_MSG_POOLS 8
 /*
  * A destination queue: everything one transport delivers to one next-hop
  * (or, with a destination recipient limit of 1, to one recipient: S-EV-4).
@@ -297,6 +300,7 @@ struct qs_message {
     char *id;
     uint64_t id_hash;         /* qs_map_hash(id, 0): its key in the
                                  scheduler's map, hashed once (issue 16) */
+    int pool_class;           /* the msg_pool it came from, or -1 */
     uint64_t serial;
     int64_t queued_time;      /* when it entered the active queue: the
                                  "enqueue time" that orders job lists and
@@ -397,6 +401,11 @@ struct qs_sched {
      * takes one from here instead of calloc, and gives it back instead of
      * free (issue 16) */
     qs_pool queue_pool;
+    /* messages of at most (i + 1) * QSI_MSG_POOL_STEP bytes (their one
+     * allocation, qs_arrive) are recycled through msg_pool[i], larger ones
+     * are malloc'd and freed (issue 16: no calloc/free per message; the
+     * classes waste less than one step per message) */
+    qs_pool msg_pool[QSI_MSG_POOLS];
     /* the incremental invariant checker (check_changes.c, qs_check_changes): on
      * after its first call; the objects events touched since its last
      * call; its sums over all objects */
@@ -608,7 +617,7 @@ void qsi_message_activate(qs_sched *s, qs_message *m);
 
 /* messages.c: deferral and freeing */
 void qsi_entry_defer_todo(qs_sched *s, qs_entry *e);
-void qsi_message_free(qs_message *m);
+void qsi_message_free(qs_sched *s, qs_message *m);
 
 /* concurrency_trace.c: the concurrency scheduler's records (explain
  * level, skipped unless QSI_EXPLAIN; and `window`, the default level) */

@@ -261,6 +261,12 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         else if (nruns > 1 && strcmp(m->groups[b[-1].group].transport,
                                      g->transport) == 0)
             b->limit1 = b[-1].limit1; /* same name, same parameter */
+        else if ((g->t = qsi_transport_find(s, g->transport)) != NULL)
+            /* an existing transport is the object the resolve would find
+             * (transports live as long as the scheduler; finding one
+             * creates nothing): its limit is the parameter, resolved
+             * once (issue 16: no parameter look-up by name) */
+            b->limit1 = g->t->dest_rcpt_limit == 1;
         else
             b->limit1 = qs_param_int(s->params, g->transport,
                                      QP_DEST_RCPT_LIMIT) == 1;

@@ -31,6 +31,17 @@ static char *put_num(char *p, int64_t v)
 {
     char digits[24];
     int n = 0;
+    /* the common ordinals and indexes (below 100) without the digit loop
+     * (issue 16: an address is built once or twice per recipient) */
+    if (v < 10) {
+        *p++ = (char)('0' + v);
+        return p;
+    }
+    if (v < 100) {
+        *p++ = (char)('0' + v / 10);
+        *p++ = (char)('0' + v % 10);
+        return p;
+    }
     do {
         digits[n++] = (char)('0' + v % 10);
         v /= 10;

@@ -26,8 +26,8 @@
  *   memory.c       "Dealing with memory resource limits"
  *   messages.c     the arrive and done events that drive all of the above
  *   kernels.c      the arithmetic of every rule, proved (proofs/)
- *   params.c, param_syntax.c, param_table.c, map.c, check.c: parameters,
- *   look-ups, invariants
+ *   params.c, param_syntax.c, param_table.c, map.c, alloc.c, check.c:
+ *   parameters, look-ups, allocation and pools, invariants
  * docs/architecture.md draws the same map with the path of one event.
  * A learner may read them in this order: concurrency.c (self-contained,
  * the first half of the document), then jobs.c and assign.c (the
@@ -115,38 +115,7 @@ void qsi_emit(qs_sched *s, qs_trace *r)
 }
 
 
-void *qsi_calloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p) {
-        /* The core cannot report allocation failure half-way through an
-         * event without leaving a half-applied state; limits in the parser
-         * keep memory bounded, so running out is fatal.  (No message: the
-         * core does no I/O; the abort is the report.) */
-        abort();
-    }
-    return p;
-}
-
-/* A zeroed object from the free list, or a new one (see qs_pool in
- * sched_int.h).  The list is threaded through the first bytes of the free
- * objects themselves. */
-void *qsi_pool_get(qs_pool *p)
-{
-    void *obj = p->head;
-    if (!obj)
-        return qsi_calloc(1, p->size);
-    memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
-    memset(obj, 0, p->size);
-    return obj;
-}
-
-/* Back on the free list, for the next qsi_pool_get of its kind. */
-void qsi_pool_put(qs_pool *p, void *obj)
-{
-    memcpy(obj, &p->head, sizeof p->head);
-    p->head = obj;
-}
+/* (qsi_calloc, qsi_strdup, qsi_map_put and the pools: alloc.c) */
 
 /* With the scheduler: the free objects go back to malloc (the live ones
  * are freed with their owners in qs_sched_free). */
@@ -157,31 +126,6 @@ static void pool_destroy(qs_pool *p)
         memcpy(&p->head, obj, sizeof p->head);
         free(obj);
     }
-}
-
-/* strdup that never returns NULL (see qsi_calloc). */
-char *qsi_strdup(const char *str)
-{
-    size_t n = strlen(str) + 1;
-    char *p = qsi_calloc(1, n);
-    memcpy(p, str, n);
-    return p;
-}
-
-/* qs_map_put that never fails (see qsi_calloc). */
-void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
-{
-    if (qs_map_put(m, str, num, v) < 0) {
-        abort(); /* out of memory: see qsi_calloc */
-    }
-}
-
-/* The same, the key's hash given (map.h). */
-void qsi_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
-                        void *v)
-{
-    if (qs_map_put_hashed(m, h, str, num, v) < 0)
-        abort(); /* out of memory: see qsi_calloc */
 }
 
 /* True in the postfix profile.  Every place where the profiles differ

@@ -18,7 +18,10 @@ functions() {
     awk '
         /^[A-Za-z_]/ && !/^(typedef|struct|enum|#)/ && /\(/ { sig = $0; next }
         /^\{/ && sig != "" {
-            s = sig; sub(/\(.*/, "", s); n = split(s, w, /[ *]+/); print w[n]; sig = "" }
+            s = sig   # `static T (F)(...)`: F (proofs/rtc/gen.py)
+            if (match(s, /\([A-Za-z_][A-Za-z0-9_]*\)\(/)) s = substr(s, RSTART + 1, RLENGTH - 3)
+            else sub(/\(.*/, "", s)
+            n = split(s, w, /[ *]+/); print w[n]; sig = "" }
         /;[ \t]*$/ { sig = "" }' "$1"
 }
 # contracted FILE...: the functions with an ACSL contract right before

@@ -75,12 +75,15 @@
 #include "sched_int.h"
 #include "kernels.h"
 #include "preempt_contracts.h"   /* the helpers' ACSL contracts */
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (preempt_rtc.h, generated) */
+#include "preempt_rtc.h"
+#endif
 
 /* The children of a job are kept in a list in the order they preempted it
  * (several at once are possible once blockers are involved).  The order
  * only matters for adoption, which appends, and for describing the state;
  * no decision iterates it. */
-static void child_unlink(qs_job *parent, qs_job *child)
+static void (child_unlink)(qs_job *parent, qs_job *child)
 {
     QSI_CK_JOB(parent->transport->sched, parent);
     QSI_CK_JOB(parent->transport->sched, child);
@@ -95,7 +98,7 @@ static void child_unlink(qs_job *parent, qs_job *child)
     child->sprev = child->snext = NULL;
 }
 
-static void child_append(qs_job *parent, qs_job *child)
+static void (child_append)(qs_job *parent, qs_job *child)
 {
     QSI_CK_JOB(parent->transport->sched, parent);
     QSI_CK_JOB(parent->transport->sched, child);
@@ -143,7 +146,7 @@ void qsi_job_parent_gone(qs_job *job, qs_job *parent)
  * not used.  Only the original parent (one level up) paid; an adoptive
  * parent (S-PRE-10) gets nothing.  Returns 1 when `parent` is the original
  * parent (the trace's "refund" flag), 0 otherwise. */
-static int job_refund_parent(qs_job *parent, const qs_job *job, int slot_cost)
+static int (job_refund_parent)(qs_job *parent, const qs_job *job, int slot_cost)
 {
     parent->slots_available =
         qs_slots_refund(parent->slots_available, job->slots_used, slot_cost,
@@ -209,7 +212,7 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
 
 /* S-PRE-3: "no attempt while the counter is <= 0" nor while the current
  * job could never accumulate min_slots slots: MAX(current) >= min * k. */
-static int preempt_gate_open(const qs_job *current, const qs_transport *t)
+static int (preempt_gate_open)(const qs_job *current, const qs_transport *t)
 {
     return qs_preempt_gate(current->slots_available, QS_MAX_ENTRIES(current),
                            t->min_slots, t->slot_cost);
@@ -217,8 +220,8 @@ static int preempt_gate_open(const qs_job *current, const qs_transport *t)
 
 /* S-PRE-7: "counter / k + loan >= needed * (100 - discount) / 100", for
  * the candidate's `needed` slots, behind the gate (counter > 0). */
-static int preempt_test_fires(const qs_job *current, const qs_transport *t,
-                              int64_t needed)
+static int (preempt_test_fires)(const qs_job *current, const qs_transport *t,
+                                int64_t needed)
 {
     return qs_preempt_fires(current->slots_available, t->slot_cost,
                             t->slot_loan, t->slot_discount, needed);
@@ -231,8 +234,8 @@ static int preempt_test_fires(const qs_job *current, const qs_transport *t,
  * its slots_used at -needed so that the pop refunds what it did not use
  * (S-PRE-9).  The candidate fits (S-PRE-5: needed <= max_slots), which is
  * why the counter stays >= -(entries left) >= -10^9 after the charge. */
-static void job_stack_push(qs_job *current, qs_job *job, int64_t needed,
-                           int slot_cost)
+static void (job_stack_push)(qs_job *current, qs_job *job, int64_t needed,
+                             int slot_cost)
 {
     /* Proof step: a fitting candidate is affordable (needed <= N / k, so
      * needed * k <= N; the C quotient rounds toward zero and N >= 0). */
@@ -256,7 +259,7 @@ static void job_stack_push(qs_job *current, qs_job *job, int64_t needed,
 /* S-MEM-6: an unread preempting job takes half (rounded up) of what is left
  * of the normal pool and the extra pool; the pool may go negative down to
  * -extra_recipient_limit and no further (S-INV-5). */
-static void job_extra_grant(qs_job *job, qs_message *m, qs_transport *t)
+static void (job_extra_grant)(qs_job *job, qs_message *m, qs_transport *t)
 {
     int64_t share = qs_pool_extra_share(t->extra_rcpt_limit, t->rcpt_unused);
     job->rcpt_limit += share;

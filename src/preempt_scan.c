@@ -30,14 +30,17 @@
 #include "sched_int.h"
 #include "kernels.h"
 #include "preempt_scan_contracts.h"   /* the helpers' ACSL contracts */
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (preempt_scan_rtc.h, generated) */
+#include "preempt_scan_rtc.h"
+#endif
 
 /* S-PRE-5, S-PRE-6: one job of the candidate scan (neither preempted nor
  * a blocker: the scan skips those), as the scan calls the kernels.  A job
  * is a candidate when it needs 1 .. max_slots slots; it replaces the best
  * so far when its score delay/total is strictly better, so ties go to the
  * earlier job. */
-static qs_best candidate_consider(qs_job *job, int64_t now, int64_t max_slots,
-                                  qs_best best)
+static qs_best (candidate_consider)(qs_job *job, int64_t now, int64_t max_slots,
+                                    qs_best best)
 {
     int64_t total, needed, delay;
     total = QS_MAX_ENTRIES(job);
@@ -54,7 +57,7 @@ static qs_best candidate_consider(qs_job *job, int64_t now, int64_t max_slots,
 
 /* S-PRE-6, early stop: level-0 jobs follow in enqueue-time order, so once
  * a level-0 job's delay cannot beat the best score no later job can. */
-static int candidate_scan_stops(const qs_job *job, int64_t now, qs_best best)
+static int (candidate_scan_stops)(const qs_job *job, int64_t now, qs_best best)
 {
     return job->stack_level == 0 &&
            qs_score_cannot_improve(now - job->message->queued_time + 1,
@@ -64,7 +67,7 @@ static int candidate_scan_stops(const qs_job *job, int64_t now, qs_best best)
 /* S-PRE-5: "we know how many [slots] are accumulated and how many are left
  * to deliver, so we know how many it may yet accumulate at maximum": what
  * the current job can still pay for, (MIN - selected + counter) / k. */
-static int64_t job_max_slots(const qs_job *current, int slot_cost)
+static int64_t (job_max_slots)(const qs_job *current, int slot_cost)
 {
     return qs_candidate_max_slots(QS_MIN_ENTRIES(current),
                                   current->selected_entries,
@@ -140,10 +143,10 @@ static int64_t job_max_slots(const qs_job *current, int slot_cost)
  * total and the current job's max_slots go to the out parameters.  The
  * contract: the candidate needs 1 .. max_slots slots, is neither preempted
  * nor a blocker, and every kernel is called within its preconditions. */
-static qs_job *job_candidate_scan(const qs_sched *s, const qs_transport *t,
-                                  qs_job *current, int early_stop,
-                                  int64_t *out_delay, int64_t *out_total,
-                                  int64_t *out_max)
+static qs_job *(job_candidate_scan)(const qs_sched *s, const qs_transport *t,
+                                    qs_job *current, int early_stop,
+                                    int64_t *out_delay, int64_t *out_total,
+                                    int64_t *out_max)
 {
     qs_job *job;
     qs_best best = {NULL, 0, 1};

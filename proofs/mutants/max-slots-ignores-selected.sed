@@ -4,4 +4,4 @@
 # expect: value
 # file: src/preempt_scan.c
 # function: job_max_slots
-/^static int64_t job_max_slots/,/^}/s/current->selected_entries,$/0,/
+/^static int64_t (job_max_slots)/,/^}/s/current->selected_entries,$/0,/

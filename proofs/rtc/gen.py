@@ -1080,6 +1080,27 @@ def emit_helper(src, contracts_file, out_name, common):
     return "\n".join(lines) + "\n", stats
 
 
+def every_call_checked(src, out, names):
+    """The mechanism's two premises, checked on the source: src includes
+    its generated header (under QS_CONTRACT_CHECKS) before any call of a
+    contracted helper, and defines each one as `static T (F)(...)`.  A
+    call before the #include would run unchecked, silently: an error."""
+    text = open(src).read()
+    inc = '#include "%s"' % out[4:]
+    pos = text.find(inc)
+    if pos < 0 or "#ifdef QS_CONTRACT_CHECKS" not in text[max(0, pos - 200):pos]:
+        raise SystemExit("%s: does not include %s under #ifdef QS_CONTRACT_CHECKS"
+                         % (src, out[4:]))
+    before = re.sub(r"//[^\n]*", "", strip_c_comments(text[:pos]))
+    for n in names:
+        if re.search(r"\b%s\s*\(" % n, before):
+            raise SystemExit("%s: %s is called before #include \"%s\": that call "
+                             "would not be checked" % (src, n, out[4:]))
+        if not re.search(r"^static [^\n;]*\(%s\)\(" % n, text, re.M):
+            raise SystemExit("%s: %s must be defined as `static T (%s)(...)`"
+                             % (src, n, n))
+
+
 def generate_helpers():
     """{path: text} of every generated helper header, and the per-function
     figures (file, name, clauses, checked, partial, not expressible)."""
@@ -1088,6 +1109,7 @@ def generate_helpers():
     outs, figures = {COMMON_OUT: text}, []
     for src, cfile, out in HELPERS:
         t, stats = emit_helper(src, cfile, out, (consts, rconsts, logic, bad, structs))
+        every_call_checked(src, out, [s[0] for s in stats])
         outs[out] = t
         figures += [(src,) + s for s in stats]
     return outs, figures

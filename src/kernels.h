@@ -122,7 +122,7 @@ long long qs_pool_unused(long long job_limit, long long job_count,
   // delays are at most 2^33 + 1 < this (S-EV-6; proofs/README.md).
   logic integer QS_DELAY_SAFE   = 9223372036;
   // Virtual time: the parser caps `at` at 2^33 s (S-EV-6); backoff times
-  // are at most 10^9 s (params.c).
+  // are at most 10^9 s (param_syntax.c).
   logic integer QS_TIME_MAX     = 8589934592;    // 2^33
   logic integer QS_BACKOFF_MAX  = 1000000000;
   // Counter values (slots_available) after charges and refunds: a count

@@ -1,12 +1,13 @@
 /*
  * param_table.h - the table of parameters qsched understands (internal to
- * the parameter store: params.c reads it, param_table.c fills it).
+ * the parameter store: params.c and param_syntax.c read it, param_table.c
+ * fills it), and the value syntax's entry points (param_syntax.c).
  *
  * Owns: the shape of one row (Postfix name, value syntax, default text,
  * accepted range) and of the built-in per-transport defaults (S-EV-3).
  * Split from params.c so that the table, with the reason for every
- * default, can be read on its own; the store and the value syntax stay in
- * params.c.  Nothing outside params.c and param_table.c includes it.
+ * default, can be read on its own; the store is params.c, the value
+ * syntax param_syntax.c.  Nothing outside those three files includes it.
  */
 #ifndef QSCHED_PARAM_TABLE_H
 #define QSCHED_PARAM_TABLE_H
@@ -38,5 +39,16 @@ struct qp_builtin_def {
 extern const struct qp_def qp_defs[QP_NUM_PARAMS];
 extern const struct qp_builtin_def qp_builtin[];
 extern const size_t qp_nbuiltin;
+
+/* param_syntax.c.  qp_parse_value: parse VALUE by the syntax of
+ * parameter id and check it against qp_defs[id]'s range; 0 and the value
+ * in *iv (or *fb for a feedback parameter), or -1 and the reason in err
+ * (which may be NULL).  The store is not touched, so a refused value
+ * changes nothing.  qp_set_err: the error text of a refusal, at most two
+ * string arguments (callers pad with ""), into err if err is not NULL. */
+int qp_parse_value(int id, const char *value, long long *iv, qs_feedback *fb,
+                   char *err, size_t errlen);
+void qp_set_err(char *err, size_t errlen, const char *fmt, const char *a,
+                const char *b);
 
 #endif

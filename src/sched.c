@@ -26,7 +26,8 @@
  *   memory.c       "Dealing with memory resource limits"
  *   messages.c     the arrive and done events that drive all of the above
  *   kernels.c      the arithmetic of every rule, proved (proofs/)
- *   params.c, map.c, check.c: parameters, look-ups, invariants
+ *   params.c, param_syntax.c, param_table.c, map.c, check.c: parameters,
+ *   look-ups, invariants
  * docs/architecture.md draws the same map with the path of one event.
  * A learner may read them in this order: concurrency.c (self-contained,
  * the first half of the document), then jobs.c and assign.c (the

@@ -57,6 +57,7 @@ for f in $core; do
         # the scheduler's helpers: src/X_rtc.h, "FILE FUNCTION CLAUSES
         # CHECKED IN-PART NOT" from gen.py --figures (clauses: requires and
         # ensures; "in part": \valid as non-null, \separated as distinct)
+        # shellcheck disable=SC2046
         set -- $(echo "$helpers" | awk -v f="src/$b.c" -v fn="$fn" '$1 == f && $2 == fn')
         if [ $# -eq 6 ]; then
             rtc="yes, $3 clauses"

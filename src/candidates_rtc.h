@@ -20,11 +20,11 @@ static inline void rtc_check_cix_consider(cix_best *b, qs_job *job)
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires job: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns b->job, b->delay, b->total (a frame condition, proved by WP) */
-    /* not checked at run time: complete behaviors (a property of the contract, proved by WP) */
-    /* not checked at run time: disjoint behaviors (a property of the contract, proved by WP) */
     RTC_HELPER("cix_consider", "requires", "valid", ((((b != NULL)) && ((b->s != NULL))) && (((const void *)b != (const void *)b->s) && ((const void *)b != (const void *)job) && ((const void *)b != (const void *)job->message) && ((const void *)b != (const void *)job->transport) && ((const void *)b->s != (const void *)job) && ((const void *)b->s != (const void *)job->message) && ((const void *)b->s != (const void *)job->transport) && ((const void *)job != (const void *)job->message) && ((const void *)job != (const void *)job->transport) && ((const void *)job->message != (const void *)job->transport))));
     RTC_HELPER("cix_consider", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)b->s->now))));
     RTC_HELPER("cix_consider", "requires", "best", (((b->job == NULL)) || ((((1LL <= ((long long)b->total)) && (((long long)b->total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)b->delay)) && (((long long)b->delay) <= QS_DELAY_SAFE_RTC))))));
+    RTC_HELPER("cix_consider", "behaviors", "complete", ((((job->child_head != NULL)) || rtc_qs_is_blocker(job))) || ((((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))) && ((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)b->max_slots))) && (((b->job == NULL)) || (((rtc_qs_delay(job, ((long long)b->s->now)) * ((long long)b->total)) > (((long long)b->delay) * rtc_qs_total(job)))))) || ((((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))) && ((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)b->max_slots))))) || (!((((b->job == NULL)) || (((rtc_qs_delay(job, ((long long)b->s->now)) * ((long long)b->total)) > (((long long)b->delay) * rtc_qs_total(job))))))))));
+    RTC_HELPER("cix_consider", "behaviors", "disjoint", (((((job->child_head != NULL)) || rtc_qs_is_blocker(job))) != 0) + (((((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))) && ((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)b->max_slots))) && (((b->job == NULL)) || (((rtc_qs_delay(job, ((long long)b->s->now)) * ((long long)b->total)) > (((long long)b->delay) * rtc_qs_total(job)))))) != 0) + (((((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))) && ((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)b->max_slots))))) || (!((((b->job == NULL)) || (((rtc_qs_delay(job, ((long long)b->s->now)) * ((long long)b->total)) > (((long long)b->delay) * rtc_qs_total(job))))))))) != 0) <= 1);
     const qs_job *rtc_old_0 = ((b) != NULL) ? b->job : NULL;
     long long rtc_old_1 = ((b) != NULL) ? ((long long)b->delay) : 0;
     long long rtc_old_2 = ((b) != NULL) ? ((long long)b->total) : 0;
@@ -61,5 +61,5 @@ static inline int rtc_check_cix_bound_may_beat(const cix_best *b, int64_t min_qu
 }
 #define cix_bound_may_beat(...) rtc_check_cix_bound_may_beat(__VA_ARGS__)
 
-/* 11 clauses: 11 checked (3 of them in part, as noted), 0 not expressible (listed above). */
+/* 11 clauses: 11 checked (3 of them in part, as noted), 0 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
 #endif

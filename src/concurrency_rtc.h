@@ -51,12 +51,12 @@ static inline int rtc_check_queue_positive_allowed(qs_queue *q, const qs_transpo
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires state: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->fail_cohorts (a frame condition, proved by WP) */
-    /* not checked at run time: complete behaviors (a property of the contract, proved by WP) */
-    /* not checked at run time: disjoint behaviors (a property of the contract, proved by WP) */
     RTC_HELPER("queue_positive_allowed", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
     RTC_HELPER("queue_positive_allowed", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
     RTC_HELPER("queue_positive_allowed", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
     RTC_HELPER("queue_positive_allowed", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
+    RTC_HELPER("queue_positive_allowed", "behaviors", "complete", (((((long long)postfix) == 0LL))) || (((((long long)postfix) == 1LL))));
+    RTC_HELPER("queue_positive_allowed", "behaviors", "disjoint", ((((((long long)postfix) == 0LL))) != 0) + ((((((long long)postfix) == 1LL))) != 0) <= 1);
     long long rtc_old_0 = ((((long long)postfix) == 0LL));
     double rtc_old_1 = ((q) != NULL) ? q->fail_cohorts : 0.0;
     long long rtc_old_2 = ((((long long)postfix) == 0LL));
@@ -151,5 +151,5 @@ static inline double rtc_check_queue_negative_step(qs_queue *q, const qs_transpo
 }
 #define queue_negative_step(...) rtc_check_queue_negative_step(__VA_ARGS__)
 
-/* 55 clauses: 55 checked (13 of them in part, as noted), 0 not expressible (listed above). */
+/* 55 clauses: 55 checked (13 of them in part, as noted), 0 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
 #endif

@@ -33,5 +33,5 @@ static inline void rtc_check_job_take_pool(qs_job *job, qs_message *m, qs_transp
 }
 #define job_take_pool(...) rtc_check_job_take_pool(__VA_ARGS__)
 
-/* 5 clauses: 5 checked (1 of them in part, as noted), 0 not expressible (listed above). */
+/* 5 clauses: 5 checked (1 of them in part, as noted), 0 not expressible (listed above); 0 complete/disjoint behaviors checked on entry. */
 #endif

@@ -49,5 +49,5 @@ static inline int64_t rtc_check_job_give_back(qs_job *job, qs_message *m, qs_tra
 }
 #define job_give_back(...) rtc_check_job_give_back(__VA_ARGS__)
 
-/* 11 clauses: 11 checked (2 of them in part, as noted), 0 not expressible (listed above). */
+/* 11 clauses: 11 checked (2 of them in part, as noted), 0 not expressible (listed above); 0 complete/disjoint behaviors checked on entry. */
 #endif

@@ -70,13 +70,13 @@ static inline int rtc_check_job_refund_parent(qs_job *parent, const qs_job *job,
 {
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns parent->slots_available (a frame condition, proved by WP) */
-    /* not checked at run time: complete behaviors (a property of the contract, proved by WP) */
-    /* not checked at run time: disjoint behaviors (a property of the contract, proved by WP) */
     RTC_HELPER("job_refund_parent", "requires", "valid", ((((parent != NULL)) && ((job != NULL))) && (((const void *)parent != (const void *)job))));
     RTC_HELPER("job_refund_parent", "requires", "cost", ((0LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
     RTC_HELPER("job_refund_parent", "requires", "counter", ((((-2LL) * QS_SLOTS_MAX_RTC) <= ((long long)parent->slots_available)) && (((long long)parent->slots_available) <= (2LL * QS_SLOTS_MAX_RTC))));
     RTC_HELPER("job_refund_parent", "requires", "used", rtc_qs_count(((long long)job->slots_used)));
     RTC_HELPER("job_refund_parent", "requires", "levels", (((0LL <= ((long long)job->stack_level)) && (((long long)job->stack_level) <= QS_LEVEL_MAX_RTC)) && ((0LL <= ((long long)parent->stack_level)) && (((long long)parent->stack_level) <= QS_LEVEL_MAX_RTC))));
+    RTC_HELPER("job_refund_parent", "behaviors", "complete", (((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) || (((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))));
+    RTC_HELPER("job_refund_parent", "behaviors", "disjoint", ((((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) != 0) + ((((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))) != 0) <= 1);
     long long rtc_old_0 = ((parent) != NULL && (job) != NULL) ? (((long long)parent->slots_available) - (((long long)job->slots_used) * ((long long)slot_cost))) : 0;
     long long rtc_old_1 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL))) : 0;
     long long rtc_old_2 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL))) : 0;
@@ -178,5 +178,5 @@ static inline void rtc_check_job_extra_grant(qs_job *job, qs_message *m, qs_tran
 }
 #define job_extra_grant(...) rtc_check_job_extra_grant(__VA_ARGS__)
 
-/* 55 clauses: 55 checked (14 of them in part, as noted), 0 not expressible (listed above). */
+/* 55 clauses: 55 checked (14 of them in part, as noted), 0 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
 #endif

@@ -19,11 +19,11 @@ static inline qs_best rtc_check_candidate_consider(qs_job *job, int64_t now, int
 {
     /* checked in part: requires job: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    /* not checked at run time: complete behaviors (a property of the contract, proved by WP) */
-    /* not checked at run time: disjoint behaviors (a property of the contract, proved by WP) */
     RTC_HELPER("candidate_consider", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)now))));
     RTC_HELPER("candidate_consider", "requires", "kind", (((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))));
     RTC_HELPER("candidate_consider", "requires", "best", (((best.job == NULL)) || ((((1LL <= ((long long)best.total)) && (((long long)best.total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)best.delay)) && (((long long)best.delay) <= QS_DELAY_SAFE_RTC))))));
+    RTC_HELPER("candidate_consider", "behaviors", "complete", (((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) || (((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))));
+    RTC_HELPER("candidate_consider", "behaviors", "disjoint", ((((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) != 0) + ((((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))) != 0) <= 1);
     long long rtc_old_0 = ((job) != NULL) ? (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))) : 0;
     long long rtc_old_1 = ((job) != NULL) ? ((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) : 0;
     long long rtc_old_2 = ((job) != NULL) ? ((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))))) : 0;
@@ -70,7 +70,7 @@ static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_
     /* checked in part: requires cost: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: requires list (inductive predicate qs_joblist_ok (recursive: the list it ranges over is walked by check.c instead)) */
     /* checked in part: requires out: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
-    /* not checked at run time: ensures fits (\result inside \old/\at (its pre-state)) */
+    /* checked in part: ensures fits: \at(..., Pre) of \result read after the call (assigns: only *out-parameters); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns *out_delay, *out_total, *out_max (a frame condition, proved by WP) */
     RTC_HELPER("job_candidate_scan", "requires", "s", (((s != NULL)) && ((0LL <= ((long long)s->now)) && (((long long)s->now) <= QS_TIME_MAX_RTC))));
     RTC_HELPER("job_candidate_scan", "requires", "current", (rtc_qs_job_counts_ok(current) && ((current->transport == t))));
@@ -80,9 +80,10 @@ static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_
     qs_job * rtc_result = (job_candidate_scan)(s, t, current, early_stop, out_delay, out_total, out_max);
     RTC_HELPER("job_candidate_scan", "ensures", "max", ((((long long)(*out_max)) == rtc_old_0)));
     RTC_HELPER("job_candidate_scan", "ensures", "score", (!((rtc_result != NULL)) || (((1LL <= ((long long)(*out_total))) && (((long long)(*out_total)) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)(*out_delay))) && (((long long)(*out_delay)) <= QS_DELAY_SAFE_RTC)))));
+    RTC_HELPER("job_candidate_scan", "ensures", "fits", (!((rtc_result != NULL)) || ((((((rtc_qs_job_counts_ok(rtc_result) && ((rtc_result->child_head == NULL))) && (!rtc_qs_is_blocker(rtc_result)))) && ((1LL <= (rtc_qs_needed(rtc_result))) && ((rtc_qs_needed(rtc_result)) <= ((long long)(*out_max))))) && ((((long long)(*out_total)) == (rtc_qs_total(rtc_result))))) && ((((long long)(*out_delay)) == (rtc_qs_delay(rtc_result, ((long long)s->now))))))));
     return rtc_result;
 }
 #define job_candidate_scan(...) rtc_check_job_candidate_scan(__VA_ARGS__)
 
-/* 21 clauses: 19 checked (7 of them in part, as noted), 2 not expressible (listed above). */
+/* 21 clauses: 20 checked (8 of them in part, as noted), 1 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
 #endif

@@ -782,8 +782,10 @@ class HParser(Parser):
                      for i in range(len(ps)) for j in range(i + 1, len(ps))]
             return E("(%s)" % " && ".join(pairs), "bool")
         if tok == "\\result":
-            if self.in_old:
+            if self.in_old and not self.ctx.get("frame_out_only"):
                 raise Unsupported("\\result inside \\old/\\at (its pre-state)")
+            if self.in_old:
+                self.result_in_old = True
             if self.ctx["result"] is None:
                 raise Unsupported("\\result of a void function")
             e = E("rtc_result", self.ctx["result"])
@@ -794,6 +796,7 @@ class HParser(Parser):
             if self.in_old:
                 raise Unsupported("nested \\old")
             self.in_old, self.derefs = 1, []
+            self.result_in_old = False
             e = self.ternary()
             if tok == "\\at":
                 self.take(",")
@@ -801,6 +804,15 @@ class HParser(Parser):
                 if label != "Pre":
                     raise Unsupported("\\at(..., %s)" % label)
             self.take(")")
+            if self.result_in_old:
+                # The pre-state of the object \result points to is not
+                # known before the call; the function assigns only scalars
+                # through its out-parameters (its assigns clause, which WP
+                # proves), so no structure field changes: read it after.
+                self.ctx["notes"].add("\\at(..., Pre) of \\result read after "
+                                      "the call (assigns: only *out-parameters)")
+                self.in_old, self.derefs = 0, None
+                return E("(%s)" % e, ty_of(e))
             out = self.saved(e)
             self.in_old, self.derefs = 0, None
             return out
@@ -1002,7 +1014,7 @@ def emit_helper(src, contracts_file, out_name, common):
         "#define %s" % guard,
         "#include \"contracts_rtc.h\"",
     ]
-    stats = []
+    stats, nbeh = [], [0]
     for ret, name, params, text in helper_contracts(contracts_file):
         ptys, pnames = {}, []
         for p in params:
@@ -1014,6 +1026,18 @@ def emit_helper(src, contracts_file, out_name, common):
                "consts": set(consts), "rconsts": set(rconsts), "olds": [],
                "notes": set(), "bad": bad}
         cls, other = helper_clauses(text)
+        # \at(e, Pre) of \result: read after the call when the function
+        # assigns nothing but scalars through out-parameters (*p, p an
+        # integer pointer), so that no field e can read changes.
+        assigned = [a.strip() for o in other if o.startswith("assigns ")
+                    for a in o[len("assigns "):].split(",")]
+        ctx["frame_out_only"] = bool(assigned) and all(
+            re.fullmatch(r"\*(\w+)", a) and ptys.get(a[1:]) == "ptr:int64_t"
+            for a in assigned)
+        behaviors = {}
+        for _, _, _, assumes, behavior in cls:
+            if behavior is not None:
+                behaviors.setdefault(behavior, assumes)
         pre, post, notes = [], [], []
         checked = partial = skipped = 0
         for kind, cname, expr, assumes, behavior in cls:
@@ -1043,6 +1067,22 @@ def emit_helper(src, contracts_file, out_name, common):
             stmt = "    RTC_HELPER(\"%s\", \"%s\", \"%s\", %s);" % (name, kind, label, e)
             (pre if kind == "requires" else post).append(stmt)
         for o in other:
+            if o in ("complete behaviors", "disjoint behaviors") and behaviors:
+                # on entry: at least one (complete), at most one (disjoint)
+                # behaviour's assumes hold
+                ctx["notes"] = set()
+                conj = []
+                for b, assumes in behaviors.items():
+                    conj.append("(%s)" % " && ".join(
+                        str(h_expr(a, ctx)) for a in assumes))
+                if o.startswith("complete"):
+                    ok = " || ".join(conj)
+                else:
+                    ok = "%s <= 1" % " + ".join("(%s != 0)" % c for c in conj)
+                pre.append("    RTC_HELPER(\"%s\", \"behaviors\", \"%s\", %s);"
+                           % (name, o.split()[0], ok))
+                nbeh[0] += 1
+                continue
             notes.append("    /* not checked at run time: %s (%s) */" % (
                 o, "a frame condition, proved by WP" if o.startswith("assigns")
                 else "a property of the contract, proved by WP"))
@@ -1075,7 +1115,8 @@ def emit_helper(src, contracts_file, out_name, common):
     tot = [sum(s[k] for s in stats) for k in (1, 2, 3, 4)]
     lines.append("")
     lines.append("/* %d clauses: %d checked (%d of them in part, as noted), "
-                 "%d not expressible (listed above). */" % tuple(tot))
+                 "%d not expressible (listed above); %d complete/disjoint "
+                 "behaviors checked on entry. */" % (tuple(tot) + (nbeh[0],)))
     lines.append("#endif")
     return "\n".join(lines) + "\n", stats
 

@@ -29,7 +29,9 @@
 #     (push-used-positive, S-PRE-8): job_stack_push "ensures used"; a death
 #     without backoff (dead-no-backoff, S-CON-9): queue_mark_dead "ensures
 #     retry"; the give-back keeps the pool (give-back-keep-pool, S-MEM-5):
-#     job_give_back "ensures conserved".
+#     job_give_back "ensures conserved"; on a long generated stream (the
+#     candidate index), the score comparison swapped (cix-score-swapped):
+#     cix_consider "ensures not_better.kept".
 # run.sh: slow
 set -u
 Q=${QSCHED:-build/qsched}
@@ -165,3 +167,19 @@ helper_mutant dead-no-backoff tests/golden/con-S-CON-10-S-CON-9-revival-backoff.
     "queue_mark_dead ensures retry"
 helper_mutant give-back-keep-pool tests/golden/mem-late-job-steal.events \
     "job_give_back ensures conserved"
+# The candidate index (candidates.c) runs only on job lists longer than 64,
+# which no golden stream has: a generated preemption-heavy stream (qsched
+# gen is deterministic) reaches it, and the WP mutant that swaps the score
+# comparison stops there with cix_consider's "not_better" behaviour.
+"$Q" gen --seed 1 --mix heavy --size 3000 --profile document >"$t/heavy.events"
+if [ -x "$t/checked/qsched" ]; then
+    "$t/checked/qsched" "$t/heavy.events" >"$t/heavy.checked" 2>"$t/heavy.err"
+    rc=$?
+    "$Q" "$t/heavy.events" >"$t/heavy.plain" 2>/dev/null
+    if [ $rc -eq 0 ] && cmp -s "$t/heavy.checked" "$t/heavy.plain"; then
+        ok "rtc-checked-identical heavy seed 1 (candidate index on)"
+    else
+        no "rtc-checked-identical heavy seed 1" "exit $rc, $(head -1 "$t/heavy.err")"
+    fi
+fi
+helper_mutant cix-score-swapped "$t/heavy.events" "cix_consider ensures not_better.kept"

@@ -38,8 +38,9 @@ FUZZ_FLAGS     := -std=c11 -Wall -Wextra -Werror -Wshadow \
                   -Wstrict-prototypes -Wmissing-prototypes -g \
                   -D_POSIX_C_SOURCE=200809L -DQSCHED_CROSSCHECK -Isrc -Ifuzz \
                   -DQS_CONTRACT_CHECKS
-# (-DQS_CONTRACT_CHECKS: the kernels check their ACSL contracts at run
-# time, src/kernels_rtc.h; a violation aborts, which the fuzzer reports.)
+# (-DQS_CONTRACT_CHECKS: the kernels and the proved helpers check their
+# ACSL contracts at run time, src/kernels_rtc.h and src/X_rtc.h; a
+# violation aborts, which the fuzzer reports.)
 FUZZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=all \
                   -fno-omit-frame-pointer
 # The plain AFL++ build traps on undefined behaviour (no runtime, little

@@ -24,8 +24,9 @@ BMC_FLAGS    ?=
 
 .PHONY: bmc bmc-deep bmc-mutants bmc-tools
 
-# The core as the checker runs it checks the kernels' ACSL contracts at
-# every call (-DQS_CONTRACT_CHECKS, src/kernels_rtc.h): a violation aborts.
+# The core as the checker runs it checks the ACSL contracts of the kernels
+# and of the proved helpers at every call (-DQS_CONTRACT_CHECKS,
+# src/kernels_rtc.h and src/X_rtc.h): a violation aborts.
 $(BMC_OUT)/core/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DQS_CONTRACT_CHECKS -c -o $@ $<

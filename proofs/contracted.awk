@@ -25,8 +25,13 @@ after && /^[ \t]*$/ { next }
 after {
     after = 0
     line = $0
-    if ($0 !~ /^(\/\*|#|\/\/)/ && match(line, /[A-Za-z_][A-Za-z0-9_]*\(/))
-        print substr(line, RSTART, RLENGTH - 1)
+    # (a name in parentheses, `static T (F)(...)`: the run-time checks'
+    # macro F(...) does not expand there, proofs/rtc/gen.py)
+    if ($0 !~ /^(\/\*|#|\/\/)/ && match(line, /\(?[A-Za-z_][A-Za-z0-9_]*\)?\(/)) {
+        name = substr(line, RSTART, RLENGTH - 1)
+        gsub(/[()]/, "", name)
+        print name
+    }
     else if (!global) {
         # A contract that no function follows would prove nothing and drop
         # its function from the proofs without a word: an error.

@@ -2,8 +2,9 @@
 # proofs/coverage.sh - prints the table of proofs/README.md ("Coverage"):
 # every function of the core (CORE_SRC of the Makefile), whether it has a
 # contract, its proved goals in the last proof run, its mutants, and
-# whether its contract is checked at run time (the kernels: the clauses
-# of src/kernels_rtc.h, proofs/README.md "Run-time checks").
+# whether its contract is checked at run time (the clauses of
+# src/kernels_rtc.h and of the helpers' src/X_rtc.h, proofs/README.md
+# "Run-time checks").
 #
 # Usage: sh proofs/coverage.sh [SUMMARY]   (default build/proofs/summary.txt,
 # written by make proofs, make proofs-cache or make check's replay)
@@ -18,7 +19,10 @@ functions() {
     awk '
         /^[A-Za-z_]/ && !/^(typedef|struct|enum|#)/ && /\(/ { sig = $0; next }
         /^\{/ && sig != "" {
-            s = sig; sub(/\(.*/, "", s); n = split(s, w, /[ *]+/); print w[n]; sig = "" }
+            s = sig   # `static T (F)(...)`: F (proofs/rtc/gen.py)
+            if (match(s, /\([A-Za-z_][A-Za-z0-9_]*\)\(/)) s = substr(s, RSTART + 1, RLENGTH - 3)
+            else sub(/\(.*/, "", s)
+            n = split(s, w, /[ *]+/); print w[n]; sig = "" }
         /;[ \t]*$/ { sig = "" }' "$1"
 }
 # contracted FILE...: the functions with an ACSL contract right before
@@ -29,6 +33,7 @@ contracted() {
 echo "| file | function | contract | proved goals | mutants (proofs/mutants/) | run-time checked |"
 echo "|---|---|---|---|---|---|"
 nfun=0 ncon=0
+helpers=$(python3 proofs/rtc/gen.py --figures)
 for f in $core; do
     b=$(basename "$f" .c)
     h=src/${b}_contracts.h
@@ -48,6 +53,17 @@ for f in $core; do
         if [ "${n:-0}" -gt 0 ]; then
             m=$(sed -n "/^[a-z ]* $fn(/,/^}/p" src/kernels_rtc.h | grep -c 'not checked at run time')
             rtc="yes, $n clauses"; [ "$m" -gt 0 ] && rtc="$rtc ($m not expressible)"
+        fi
+        # the scheduler's helpers: src/X_rtc.h, "FILE FUNCTION CLAUSES
+        # CHECKED IN-PART NOT" from gen.py --figures (clauses: requires and
+        # ensures; "in part": \valid as non-null, \separated as distinct)
+        # shellcheck disable=SC2046
+        set -- $(echo "$helpers" | awk -v f="src/$b.c" -v fn="$fn" '$1 == f && $2 == fn')
+        if [ $# -eq 6 ]; then
+            rtc="yes, $3 clauses"
+            [ "$5" -gt 0 ] && [ "$6" -gt 0 ] && rtc="$rtc ($5 in part, $6 not expressible)"
+            [ "$5" -gt 0 ] && [ "$6" -eq 0 ] && rtc="$rtc ($5 in part)"
+            [ "$5" -eq 0 ] && [ "$6" -gt 0 ] && rtc="$rtc ($6 not expressible)"
         fi
         echo "| $b.c | \`$fn\` | $con | ${goals:--} | ${muts:--} | $rtc |"
     done

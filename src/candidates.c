@@ -495,9 +495,12 @@ int qsi_tix_after(const qs_job *a, const qs_job *b)
 /* The state of one query (cix_best: the best job so far and its exact
  * score) and the contract of cix_consider: candidates_contracts.h. */
 #include "candidates_contracts.h"
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (candidates_rtc.h, generated) */
+#include "candidates_rtc.h"
+#endif
 
 /* S-PRE-5, S-PRE-6 at one job: the walk's test, verbatim (preempt.c). */
-static void cix_consider(cix_best *b, qs_job *job)
+static void (cix_consider)(cix_best *b, qs_job *job)
 {
     int64_t total, needed, delay;
     /* S-PRE-5: a preempted job (it has a child) and a blocker (S-PRE-11)
@@ -533,8 +536,8 @@ static void cix_consider(cix_best *b, qs_job *job)
  * subtree can be skipped), 1 otherwise (it must be visited). */
 /* Why a guard, why its fallback (visit) is safe, why checking builds
  * abort: candidates_contracts.h, at the contract. */
-static int cix_bound_may_beat(const cix_best *b, int64_t min_queued,
-                              int64_t min_total)
+static int (cix_bound_may_beat)(const cix_best *b, int64_t min_queued,
+                                int64_t min_total)
 {
     int64_t now = b->s->now;
     if (!b->job)

@@ -90,6 +90,9 @@
 #include "sched_int.h"
 #include "kernels.h"
 #include "concurrency_contracts.h"   /* the helpers' ACSL contracts */
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (concurrency_rtc.h, generated) */
+#include "concurrency_rtc.h"
+#endif
 
 /*
  * A queue is "ready" when the transport could select from it now: it is
@@ -216,7 +219,7 @@ static void queue_dead_unlink(qs_sched *s, qs_queue *q)
  * initial window (S-CON-10: "start at init_dest_concurrency"), or in the
  * postfix profile the deliveries still in flight when there are any
  * (S-PFX-4), and the feedback counters reset. */
-static void queue_revive_state(qs_queue *q, int init, int busy, int postfix)
+static void (queue_revive_state)(qs_queue *q, int init, int busy, int postfix)
 {
     q->dead = 0;
     if (postfix && busy > 0)
@@ -264,7 +267,7 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 
 /* S-CON-8: "concurrency = 0" (dead), with the time of the next attempt:
  * "after minimal_backoff_time" (S-CON-10), strictly in the future. */
-static void queue_mark_dead(qs_queue *q, int64_t now, int64_t backoff)
+static void (queue_mark_dead)(qs_queue *q, int64_t now, int64_t backoff)
 {
     q->dead = 1;
     q->revive_at = now + backoff;
@@ -335,8 +338,8 @@ static void queue_die(qs_sched *s, qs_queue *q)
  * (S-PFX-3); its busy still counts this delivery (S-PFX-6), the document's
  * no longer does (qs_done removed it first).  Apart from feedback_positive,
  * with its tracing, so that WP proves it as it runs (proofs/wp/). */
-static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
-                                  int postfix)
+static int (queue_positive_allowed)(qs_queue *q, const qs_transport *t,
+                                    int postfix)
 {
     if (postfix) {
         /* S-PFX-5: fail_cohorts reset on every positive feedback. */
@@ -356,8 +359,8 @@ static int queue_positive_allowed(qs_queue *q, const qs_transport *t,
  * postfix profile's rounding guard, S-PFX-2): the document resets
  * fail_cohorts with the step, then success += g(N) and the window steps up
  * per whole unit, clamped to the limit.  Returns g(N). */
-static double queue_positive_step(qs_queue *q, const qs_transport *t,
-                                  int postfix)
+static double (queue_positive_step)(qs_queue *q, const qs_transport *t,
+                                    int postfix)
 {
     double g;
     /* S-CON-3 holds: S-CON-4, S-CON-5. */
@@ -465,8 +468,8 @@ static void feedback_positive(qs_sched *s, qs_queue *q)
  * the destination must be declared dead; dying skips the window step (the
  * pseudocode's second "if (concurrency > 0)" is false after
  * "concurrency = 0").  Apart from feedback_negative so that WP proves it. */
-static int queue_negative_count(qs_queue *q, const qs_transport *t,
-                                int postfix)
+static int (queue_negative_count)(qs_queue *q, const qs_transport *t,
+                                  int postfix)
 {
     q->fail_cohorts = qs_cohort_add(q->fail_cohorts, q->window);
     return qs_cohort_dead(q->fail_cohorts, t->cohort_limit, postfix);
@@ -476,8 +479,8 @@ static int queue_negative_count(qs_queue *q, const qs_transport *t,
  * the postfix profile's rounding guard, S-PFX-2): failure -= f(N), the
  * window steps down at the start of each cycle of 1/f failures, never
  * below 1.  Returns f(N). */
-static double queue_negative_step(qs_queue *q, const qs_transport *t,
-                                  int postfix)
+static double (queue_negative_step)(qs_queue *q, const qs_transport *t,
+                                    int postfix)
 {
     double f = qs_fb_value(t->neg.form, t->neg.base, q->window);
     q->window = qs_failure_step(q->window, f, postfix, &q->success,

@@ -59,6 +59,9 @@
  */
 #include <stdlib.h>
 #include "sched_int.h"
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (jobs_rtc.h, generated) */
+#include "jobs_rtc.h"
+#endif
 
 /* One explain-level line naming a job: blocker, retire, relink; nothing
  * when nobody wants the explain level (qs_sched_set_explain). */
@@ -88,7 +91,7 @@ void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
   ensures takes_all: t->rcpt_unused == (\old(t->rcpt_unused) > 0 ? 0 :
                                         \old(t->rcpt_unused));
 */
-static void job_take_pool(qs_job *job, qs_message *m, qs_transport *t)
+static void (job_take_pool)(qs_job *job, qs_message *m, qs_transport *t)
 {
     if (t->rcpt_unused > 0) {
         job->rcpt_limit += t->rcpt_unused;

@@ -69,6 +69,9 @@
  */
 #include "sched_int.h"
 #include "kernels.h"
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (memory_rtc.h, generated) */
+#include "memory_rtc.h"
+#endif
 
 /* S-MEM-5: the slot arithmetic of giving back: the job returns what
  * neither it nor its message uses, min(limit - count) of the two, to the
@@ -109,8 +112,8 @@
                       t->rcpt_unused == \old(t->rcpt_unused) &&
                       m->rcpt_limit == \old(m->rcpt_limit);
 */
-static int64_t job_give_back(qs_job *job, qs_message *m, qs_transport *t,
-                             qs_job *next, qs_message *nm)
+static int64_t (job_give_back)(qs_job *job, qs_message *m, qs_transport *t,
+                               qs_job *next, qs_message *nm)
 {
     int64_t unused = qs_pool_unused(job->rcpt_limit, job->rcpt_count,
                                     m->rcpt_limit, m->rcpt_count);

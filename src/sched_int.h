@@ -517,6 +517,9 @@ void qsi_entry_free(qs_sched *s, qs_entry *e);
 void qsi_job_parent_gone(qs_job *job, qs_job *parent);
 void qsi_job_pop(qs_sched *s, qs_job *job);
 qs_job *qsi_job_preempt(qs_sched *s, qs_job *current);
+/* preempt_scan.c: the candidate of S-PRE-5, S-PRE-6 (walk, index or cache) */
+qs_job *qsi_job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
+                          int64_t *total, int64_t *max_slots);
 /* preempt_readings.c: the preemption rules under every reading (R-3, R-4,
  * R-5, R-8, R-9, R-11, R-19); preempt.c calls them when a reading is not
  * qsched's, its proved helpers otherwise. */

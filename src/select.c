@@ -64,6 +64,9 @@
  */
 #include <string.h>
 #include "sched_int.h"
+#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (select_rtc.h, generated) */
+#include "select_rtc.h"
+#endif
 
 /* S-PRE-12: release blockers because of destination q.  Document: "all
  * jobs which have peers for that destination are unblocked at once"
@@ -291,7 +294,7 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
   ensures counter:  job->slots_available == \old(job->slots_available) + 1;
   ensures used:     job->slots_used == \old(job->slots_used) + 1;
 */
-static void job_count_selection(qs_job *job)
+static void (job_count_selection)(qs_job *job)
 {
     job->slots_available++;
     job->slots_used++;

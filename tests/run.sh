@@ -276,8 +276,9 @@ if [ "$mode" = check ]; then
     if wanted asan; then
         begin asan
         if command -v clang >/dev/null 2>&1; then
-            # -DQS_CONTRACT_CHECKS: every kernel checks its ACSL contract at
-            # run time (src/kernels_rtc.h, proofs/README.md "Run-time checks")
+            # -DQS_CONTRACT_CHECKS: every kernel and proved helper checks its
+            # ACSL contract at run time (src/kernels_rtc.h, src/X_rtc.h;
+            # proofs/README.md "Run-time checks")
             san="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DQS_CONTRACT_CHECKS"
             if make -s BUILD=build/asan CC=clang OPT="$san" build/asan/qsched \
                  build/asan/libqsched.a >"$tmp/asan.log" 2>&1; then

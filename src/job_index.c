@@ -1,0 +1,468 @@
+/*
+ * job_index.c - the job lists' search trees: their upkeep.
+ *
+ * Owns: the two treaps of each long job list (candidates.c's header
+ * describes the structure and why it is exact): the scheduler's job list
+ * with its subtree aggregates (cix_*), and the by-enqueue-time list with
+ * subtree sizes (tix_*); inserting, removing and re-aggregating nodes
+ * wherever jobs.c and preempt.c change the lists; building and dropping
+ * them with the list's length; and the list-order questions jobs.c asks of
+ * them (where job_link's walk stops, S-PRE-13 and S-MEM-10; which of two
+ * jobs comes first).
+ *
+ * Implements no sentence of SCHEDULER_README by itself: it keeps, for
+ * "How the preemption works" (the candidate, S-PRE-5, S-PRE-6, queried in
+ * candidates.c) and for "the job is linked ... by its enqueue time"
+ * (S-PRE-13, jobs.c), an index whose in-order sequence IS the list the
+ * document walks, so that the answers are the walk's answers in O(log n).
+ *
+ * Exists because candidates.c grew past the core's 600 lines (issue 16):
+ * the query, with its two WP-contracted functions (cix_consider,
+ * cix_bound_may_beat), stays there; the maintenance, which no contract
+ * covers and which only has to keep the trees equal to the lists and the
+ * aggregates equal to their definitions, moved here unchanged.  The
+ * QSCHED_CROSSCHECK builds compare every query answer with the walk
+ * (preempt.c), which also catches any tree that drifted from its list.
+ *
+ * May not: decide anything; every list position is the one jobs.c or
+ * preempt.c chose.
+ */
+#include <stdint.h>
+#include "sched_int.h"
+
+/* CIX_NONE is the aggregate of "no job": larger than every real count or
+ * time, so a subtree without a fitting job never passes the fit test
+ * (cix_min_needed > max_slots) and min64 ignores it. */
+#define CIX_NONE INT64_MAX
+
+/* The treap priority: a fixed hash (splitmix64's finaliser) of the job's
+ * serial, so that the shape of the tree, like every decision, depends on
+ * the input only. */
+static uint64_t cix_priority(uint64_t serial)
+{
+    uint64_t z = serial + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The minimum of two aggregates; CIX_NONE is its neutral element. */
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Recomputes x's aggregates from its own counters and its children's
+ * aggregates; returns 1 if they changed. */
+/* Why these three minima are enough (the argument of the whole file): for
+ * every job J in the subtree, needed(J) >= cix_min_needed, so if even the
+ * minimum exceeds max_slots no job fits (S-PRE-5); and score(J) =
+ * delay(J)/total(J) <= (now - cix_min_queued + 1) / cix_min_total, because
+ * delay grows as the enqueue time falls and the score falls as the total
+ * grows.  The two minima may come from different jobs: the bound is then
+ * loose, never wrong.  Blockers and preempted jobs are counted here too
+ * (a superset), which also only loosens the bound.  cix_min_free is for
+ * job_link, not for the query (see qsi_cix_time_marker).  The return
+ * value lets cix_pull_path stop early. */
+static int cix_pull(qs_job *x)
+{
+    int64_t total = QS_MAX_ENTRIES(x);
+    int64_t needed = total - x->selected_entries;
+    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE, size = 1;
+    int64_t mf = x->parent ? CIX_NONE : x->message->queued_time;
+    const qs_job *c;
+    int changed;
+    if (needed > 0) {
+        /* S-PRE-5: only a job with remaining entries can ever fit */
+        mn = needed;
+        mq = x->message->queued_time;
+        mt = total;
+    }
+    /* fold in the children's minima, which are up to date: every caller
+     * pulls bottom-up */
+    if ((c = x->cix_left) != NULL) {
+        mn = min64(mn, c->cix_min_needed);
+        mq = min64(mq, c->cix_min_queued);
+        mt = min64(mt, c->cix_min_total);
+        mf = min64(mf, c->cix_min_free);
+        size += c->cix_size;
+    }
+    if ((c = x->cix_right) != NULL) {
+        mn = min64(mn, c->cix_min_needed);
+        mq = min64(mq, c->cix_min_queued);
+        mt = min64(mt, c->cix_min_total);
+        mf = min64(mf, c->cix_min_free);
+        size += c->cix_size;
+    }
+    /* "changed" compares all five fields: if none moved, no ancestor's
+     * minimum can move either, so the upward repair may stop here */
+    changed = mn != x->cix_min_needed || mq != x->cix_min_queued ||
+              mt != x->cix_min_total || mf != x->cix_min_free ||
+              size != x->cix_size;
+    x->cix_min_needed = mn;
+    x->cix_min_queued = mq;
+    x->cix_min_total = mt;
+    x->cix_min_free = mf;
+    x->cix_size = size;
+    return changed;
+}
+
+/* x takes its parent's place (one rotation); the in-order sequence, i.e.
+ * the job list, is unchanged. */
+/* Rotations are how the treap keeps its heap order on priorities (and so
+ * its expected O(log n) height) without ever reordering the list: x's
+ * inner subtree changes parent, nothing changes in-order position.  Were
+ * the order to change, "the jobs after the current one" and the tie rule
+ * (the earlier job wins) would both be answered for a different list. */
+static void cix_rotate_up(qs_transport *t, qs_job *x)
+{
+    qs_job *p = x->cix_up, *g = p->cix_up;
+    if (p->cix_left == x) {
+        p->cix_left = x->cix_right;
+        if (x->cix_right)
+            x->cix_right->cix_up = p;
+        x->cix_right = p;
+    } else {
+        p->cix_right = x->cix_left;
+        if (x->cix_left)
+            x->cix_left->cix_up = p;
+        x->cix_left = p;
+    }
+    p->cix_up = x;
+    x->cix_up = g;
+    if (!g)
+        t->cix_root = x;
+    else if (g->cix_left == p)
+        g->cix_left = x;
+    else
+        g->cix_right = x;
+    /* p is now x's child: pull it first, x's minima are built from it */
+    cix_pull(p);
+    cix_pull(x);
+}
+
+/* Re-aggregates x and its ancestors, up to the first that does not
+ * change (above it nothing can: every other node is up to date). */
+/* Sound because a node's aggregates depend only on itself and its two
+ * children: an ancestor above an unchanged node sees the same inputs. */
+static void cix_pull_path(qs_job *x)
+{
+    for (; x; x = x->cix_up)
+        if (!cix_pull(x))
+            break;
+}
+
+/* The job's place in the list is where jobs.c or preempt.c just linked it
+ * (its lprev); put it at the same place in the tree. */
+/* Inserting at the in-order successor position of lprev is what keeps the
+ * invariant "in-order sequence = job list" (S-PRE-13 places the job in the
+ * list; we only mirror it).  Descending by a key is impossible here: the
+ * list order is not a function of any field (preemption moves jobs in
+ * front of the current one, S-PRE-8), so the position comes from the
+ * list neighbour itself. */
+void qsi_cix_insert(qs_transport *t, qs_job *job)
+{
+    qs_job *prev = job->lprev, *at;
+    if (!t->cix_on)
+        return;
+    /* (index off, a short list: preempt.c walks it, nothing to keep.)
+     * Start as a leaf with empty aggregates; cix_pull fills them below */
+    job->cix_left = job->cix_right = NULL;
+    job->cix_prio = cix_priority(job->serial);
+    job->cix_min_needed = job->cix_min_queued = job->cix_min_total = CIX_NONE;
+    job->cix_min_free = CIX_NONE;
+    job->cix_size = 0;
+    if (!t->cix_root) {
+        job->cix_up = NULL;
+        t->cix_root = job;
+    } else if (!prev) {
+        /* first in the list: left of the leftmost node */
+        for (at = t->cix_root; at->cix_left; at = at->cix_left)
+            ;
+        at->cix_left = job;
+        job->cix_up = at;
+    } else if (!prev->cix_right) {
+        prev->cix_right = job;
+        job->cix_up = prev;
+    } else {
+        /* left of prev's in-order successor (which has no left child) */
+        for (at = prev->cix_right; at->cix_left; at = at->cix_left)
+            ;
+        at->cix_left = job;
+        job->cix_up = at;
+    }
+    /* the new leaf first gets its own aggregates, then climbs while its
+     * priority beats its parent's (heap order), then the path above the
+     * final place is repaired, since its minima may now include this job */
+    /* A job that has never selected anything enters with its full total
+     * as "needed"; a job relinked by a later batch enters with what is
+     * left. */
+    cix_pull(job);
+    while (job->cix_up && job->cix_prio > job->cix_up->cix_prio)
+        cix_rotate_up(t, job);
+    cix_pull_path(job->cix_up);
+    job->cix_in = 1;
+}
+
+/* Removal mirrors jobs.c / preempt.c unlinking a job from the list
+ * (retired, or about to be relinked elsewhere).  A job left in the tree
+ * would stay a "candidate" the walk can no longer see: the index would
+ * then name a job that is not on the list. */
+void qsi_cix_remove(qs_transport *t, qs_job *job)
+{
+    qs_job *p;
+    if (!job->cix_in)
+        return;
+    /* rotate it down to a leaf, keeping the heap order of the others */
+    while (job->cix_left || job->cix_right) {
+        qs_job *c = !job->cix_left ? job->cix_right
+                    : !job->cix_right ? job->cix_left
+                    : job->cix_left->cix_prio > job->cix_right->cix_prio
+                        ? job->cix_left : job->cix_right;
+        cix_rotate_up(t, c);
+    }
+    /* now a leaf: unhook it and repair the minima on its former path,
+     * which no longer include it */
+    p = job->cix_up;
+    if (!p)
+        t->cix_root = NULL;
+    else if (p->cix_left == job)
+        p->cix_left = NULL;
+    else
+        p->cix_right = NULL;
+    job->cix_up = NULL;
+    job->cix_in = 0;
+    cix_pull_path(p);
+}
+
+/* The job's counters changed (selected_entries, read_entries, or its
+ * message's unread recipients), or it got or lost a stack parent. */
+/* This is the hook that keeps the bounds honest.  A counter change that
+ * is not followed by an update leaves a stale minimum: too high, and the
+ * query may prune a subtree holding the real candidate (a different
+ * preemption than S-PRE-6 prescribes); too low only costs time.  The
+ * crosscheck builds would report the first kind at once. */
+void qsi_cix_update(qs_job *job)
+{
+    if (job->cix_in)
+        cix_pull_path(job);
+}
+
+/* The index pays off on long job lists only: a short walk costs less than
+ * keeping the tree.  It is built when the list grows past CIX_BUILD jobs
+ * and dropped when it shrinks below CIX_DROP (apart, so that a list
+ * hovering around one size does not rebuild it again and again); in
+ * between preempt.c walks the list as the document says. */
+/* The thresholds are a cost choice, not a rule: the answer is the same
+ * on both sides of them (tests/identity.sh runs streams across them). */
+#define CIX_BUILD 64
+#define CIX_DROP 32
+
+/* Building inserts jobs in list order, so each job's lprev is in the tree
+ * already and qsi_cix_insert finds its place; the by-time tree is built
+ * after because it reuses cix_prio, which the first loop sets.  Dropping
+ * just forgets the roots and clears cix_in (shared by both trees, so the
+ * remove functions become no-ops); the stale fields are reset on the next
+ * build. */
+void qsi_cix_resize(qs_transport *t)
+{
+    qs_job *j;
+    if (!t->cix_on && t->njobs > CIX_BUILD) {
+        t->cix_on = 1;
+        for (j = t->jhead; j; j = j->lnext)
+            qsi_cix_insert(t, j); /* in list order: j->lprev is in */
+        for (j = t->thead; j; j = j->tnext)
+            qsi_tix_insert(t, j);
+    } else if (t->cix_on && t->njobs < CIX_DROP) {
+        t->cix_on = 0;
+        t->cix_root = t->tix_root = NULL;
+        for (j = t->jhead; j; j = j->lnext)
+            j->cix_in = 0;
+    }
+}
+
+/* ---- where job_link puts a job (S-PRE-13, S-MEM-10) ----
+ *
+ * jobs.c links a job after the last job, walking from the tail, that has
+ * no stack parent and an enqueue time <= the new job's, on the scheduler's
+ * list; after the last job with an enqueue time <= the new job's on the
+ * by-time list.  A new message's job stops both walks at the tail at
+ * once; a job relinked by a later batch of an old message (a bulk message
+ * refilled) walks back over every younger job - O(jobs) per refill in
+ * Postfix too.  With the indexes the same jobs are found in O(log n): the
+ * last node in list order whose subtree has such a job (cix_min_free),
+ * and, on the by-time list, which is in enqueue-time order, a search by
+ * time.  Whether the walk would have passed the current job (or the first
+ * unread one) is a comparison of list positions (subtree sizes). */
+
+/* The last job in list order with no stack parent and an enqueue time <=
+ * queued_time, or NULL: where job_link's walk from the tail stops.
+ * cix_min_free of a subtree is the earliest enqueue time among its
+ * parentless jobs, so "cix_min_free <= queued_time" says the subtree holds
+ * such a job.  Preferring the right subtree, then the node, then the left
+ * finds the last one in list order, as the walk from the tail does. */
+qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
+{
+    qs_job *x = t->cix_root;
+    if (!x || x->cix_min_free > queued_time)
+        return NULL;
+    for (;;) {
+        if (x->cix_right && x->cix_right->cix_min_free <= queued_time)
+            x = x->cix_right;
+        /* no such job to the right (later): this node if it qualifies */
+        else if (!x->parent && x->message->queued_time <= queued_time)
+            return x;
+        else
+            x = x->cix_left; /* the marker is there (cix_min_free) */
+    }
+}
+
+/* List position of x (0-based) in its tree; left/right/up/size are the
+ * tree's fields. */
+/* How: the jobs before x are those in its left subtree, plus, at every
+ * step up where x's side is the right one, the ancestor itself and that
+ * ancestor's left subtree.  A macro because the two trees use different
+ * link fields on the same struct. */
+#define TREE_RANK(x, left, right, up, size, out)                             \
+    do {                                                                     \
+        const qs_job *n_ = (x);                                              \
+        int64_t r_ = n_->left ? n_->left->size : 0;                          \
+        for (; n_->up; n_ = n_->up)                                          \
+            if (n_->up->right == n_)                                         \
+                r_ += 1 + (n_->up->left ? n_->up->left->size : 0);           \
+        (out) = r_;                                                          \
+    } while (0)
+
+/* a comes after b on the scheduler's list (both on it, indexes on). */
+/* Used where the walk's answer depends on whether it passed the current
+ * job: comparing ranks answers that in O(log n) instead of a scan. */
+int qsi_cix_after(const qs_job *a, const qs_job *b)
+{
+    int64_t ra, rb;
+    TREE_RANK(a, cix_left, cix_right, cix_up, cix_size, ra);
+    TREE_RANK(b, cix_left, cix_right, cix_up, cix_size, rb);
+    return ra > rb;
+}
+
+/* ---- the by-time list's tree ----
+ * The same treap shape over the by-time list (same priorities), with
+ * subtree sizes only: the list is in enqueue-time order (S-INV-2), so it
+ * is searched by time. */
+
+/* The by-time tree needs no minima: its list is sorted by enqueue time
+ * (S-INV-2), so a plain search by time finds the marker; sizes give ranks
+ * for qsi_tix_after.  Sharing cix_prio keeps its shape deterministic. */
+static void tix_pull(qs_job *x)
+{
+    x->tix_size = 1 + (x->tix_left ? x->tix_left->tix_size : 0) +
+                  (x->tix_right ? x->tix_right->tix_size : 0);
+}
+
+/* Same rotation as cix_rotate_up, on the tix_* links: order unchanged. */
+static void tix_rotate_up(qs_transport *t, qs_job *x)
+{
+    qs_job *p = x->tix_up, *g = p->tix_up;
+    if (p->tix_left == x) {
+        p->tix_left = x->tix_right;
+        if (x->tix_right)
+            x->tix_right->tix_up = p;
+        x->tix_right = p;
+    } else {
+        p->tix_right = x->tix_left;
+        if (x->tix_left)
+            x->tix_left->tix_up = p;
+        x->tix_left = p;
+    }
+    p->tix_up = x;
+    x->tix_up = g;
+    if (!g)
+        t->tix_root = x;
+    else if (g->tix_left == p)
+        g->tix_left = x;
+    else
+        g->tix_right = x;
+    tix_pull(p);
+    tix_pull(x);
+}
+
+/* After its tprev, as jobs.c just linked it (cix_prio is set: the job is
+ * in the scheduler list's tree already). */
+/* As qsi_cix_insert, positioned from the list neighbour tprev; sizes on
+ * the whole path are recomputed (no early stop: every ancestor's size
+ * grows by one). */
+void qsi_tix_insert(qs_transport *t, qs_job *job)
+{
+    qs_job *prev = job->tprev, *at;
+    if (!t->cix_on)
+        return;
+    job->tix_left = job->tix_right = NULL;
+    if (!t->tix_root) {
+        job->tix_up = NULL;
+        t->tix_root = job;
+    } else if (!prev) {
+        for (at = t->tix_root; at->tix_left; at = at->tix_left)
+            ;
+        at->tix_left = job;
+        job->tix_up = at;
+    } else if (!prev->tix_right) {
+        prev->tix_right = job;
+        job->tix_up = prev;
+    } else {
+        for (at = prev->tix_right; at->tix_left; at = at->tix_left)
+            ;
+        at->tix_left = job;
+        job->tix_up = at;
+    }
+    tix_pull(job);
+    while (job->tix_up && job->cix_prio > job->tix_up->cix_prio)
+        tix_rotate_up(t, job);
+    for (at = job->tix_up; at; at = at->tix_up)
+        tix_pull(at);
+}
+
+/* As qsi_cix_remove; cix_in tells whether the job is indexed at all. */
+void qsi_tix_remove(qs_transport *t, qs_job *job)
+{
+    qs_job *p;
+    if (!job->cix_in)
+        return;
+    while (job->tix_left || job->tix_right) {
+        qs_job *c = !job->tix_left ? job->tix_right
+                    : !job->tix_right ? job->tix_left
+                    : job->tix_left->cix_prio > job->tix_right->cix_prio
+                        ? job->tix_left : job->tix_right;
+        tix_rotate_up(t, c);
+    }
+    p = job->tix_up;
+    if (!p)
+        t->tix_root = NULL;
+    else if (p->tix_left == job)
+        p->tix_left = NULL;
+    else
+        p->tix_right = NULL;
+    job->tix_up = NULL;
+    for (; p; p = p->tix_up)
+        tix_pull(p);
+}
+
+/* The last job on the by-time list with an enqueue time <= queued_time,
+ * or NULL (the list is sorted by time; equal times in link order). */
+qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time)
+{
+    qs_job *x = t->tix_root, *found = NULL;
+    while (x) {
+        if (x->message->queued_time <= queued_time) {
+            found = x;
+            x = x->tix_right;
+        } else {
+            x = x->tix_left;
+        }
+    }
+    return found;
+}
+
+/* a comes after b on the by-time list (both on it, indexes on). */
+int qsi_tix_after(const qs_job *a, const qs_job *b)
+{
+    int64_t ra, rb;
+    TREE_RANK(a, tix_left, tix_right, tix_up, tix_size, ra);
+    TREE_RANK(b, tix_left, tix_right, tix_up, tix_size, rb);
+    return ra > rb;
+}

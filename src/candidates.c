@@ -6,7 +6,8 @@
  * Owns: one search tree per transport (that preempts at all: slot cost >=
  * 2, S-PRE-3) over the jobs of its scheduler's job list, and the query
  * qsi_cix_candidate (the trees' upkeep as the lists change, and the
- * list-order questions of jobs.c: job_index.c).  Exists for speed only (issue 16): the document's
+ * list-order questions of jobs.c: job_index.c).  Exists for speed only
+ * (issue 16): the document's
  * candidate (S-PRE-5, S-PRE-6) is "the job after the current one, not
  * preempted, not a blocker, whose remaining entries fit in max_slots, with
  * the best score delay/total" - a walk of the job list, which costs O(jobs)
@@ -15,8 +16,8 @@
  * the same candidates, the same strict comparison of exact scores
  * (kernels.c), the same tie rule (the first in list order wins).
  * QSCHED_CROSSCHECK builds (fuzzing, tests/identity.sh) compare every answer
- * with the walk (preempt.c).  May not: decide anything itself; every test
- * is the kernels' or the walk's.
+ * with the walk (preempt_scan.c).  May not: decide anything itself;
+ * every test is the kernels' or the walk's.
  *
  * The structure.  A treap (a binary search tree balanced by random
  * priorities; here the priority is a hash of the job's serial number, so it

@@ -22,7 +22,8 @@
  * covers and which only has to keep the trees equal to the lists and the
  * aggregates equal to their definitions, moved here unchanged.  The
  * QSCHED_CROSSCHECK builds compare every query answer with the walk
- * (preempt.c), which also catches any tree that drifted from its list.
+ * (preempt_scan.c), which also catches any tree that drifted from its
+ * list.
  *
  * May not: decide anything; every list position is the one jobs.c or
  * preempt.c chose.

@@ -60,7 +60,14 @@
 /* The state of one query (cix_best: the best job so far and its exact
  * score) and the contract of cix_consider: candidates_contracts.h. */
 #include "candidates_contracts.h"
-#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (candidates_rtc.h, generated) */
+/* With QS_CONTRACT_CHECKS (the test, fuzz and model-checker builds)
+ * every call of a contracted helper checks its contract: candidates_rtc.h,
+ * generated from the ACSL by proofs/rtc/gen.py, defines NAME(...) as
+ * "check the requires, call, check the ensures".  The helpers are
+ * defined as `static T (NAME)(...)`: a name in parentheses is not a
+ * macro call, so the definition stays the function itself.  Other
+ * builds see no difference. */
+#ifdef QS_CONTRACT_CHECKS
 #include "candidates_rtc.h"
 #endif
 

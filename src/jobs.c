@@ -59,7 +59,14 @@
  */
 #include <stdlib.h>
 #include "sched_int.h"
-#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (jobs_rtc.h, generated) */
+/* With QS_CONTRACT_CHECKS (the test, fuzz and model-checker builds)
+ * every call of a contracted helper checks its contract: jobs_rtc.h,
+ * generated from the ACSL by proofs/rtc/gen.py, defines NAME(...) as
+ * "check the requires, call, check the ensures".  The helpers are
+ * defined as `static T (NAME)(...)`: a name in parentheses is not a
+ * macro call, so the definition stays the function itself.  Other
+ * builds see no difference. */
+#ifdef QS_CONTRACT_CHECKS
 #include "jobs_rtc.h"
 #endif
 

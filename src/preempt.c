@@ -75,7 +75,14 @@
 #include "sched_int.h"
 #include "kernels.h"
 #include "preempt_contracts.h"   /* the helpers' ACSL contracts */
-#ifdef QS_CONTRACT_CHECKS   /* every call checks its contract (preempt_rtc.h, generated) */
+/* With QS_CONTRACT_CHECKS (the test, fuzz and model-checker builds)
+ * every call of a contracted helper checks its contract: preempt_rtc.h,
+ * generated from the ACSL by proofs/rtc/gen.py, defines NAME(...) as
+ * "check the requires, call, check the ensures".  The helpers are
+ * defined as `static T (NAME)(...)`: a name in parentheses is not a
+ * macro call, so the definition stays the function itself.  Other
+ * builds see no difference. */
+#ifdef QS_CONTRACT_CHECKS
 #include "preempt_rtc.h"
 #endif
 

@@ -74,7 +74,7 @@ else
 fi
 
 fresh
-edit src/jobs.c '/^static void job_take_pool(/,/^}/s/t->rcpt_unused = 0;/t->rcpt_unused \/= 2;/'
+edit src/jobs.c '/^static void (job_take_pool)(/,/^}/s/t->rcpt_unused = 0;/t->rcpt_unused \/= 2;/'
 refused "body of job_take_pool changed" '^  core-jobs: job_take_pool'
 
 fresh
@@ -82,7 +82,7 @@ edit src/jobs.c 's/ensures takes_all: t->rcpt_unused == (\\old(t->rcpt_unused) >
 refused "contract of job_take_pool changed" '^  core-jobs: job_take_pool'
 
 fresh
-edit src/jobs.c '/^static void job_take_pool(/i\
+edit src/jobs.c '/^static void (job_take_pool)(/i\
 /* a comment between the contract and its function */'
 refused "comment between job_take_pool's contract and definition (not silently unproved)" \
     'src/jobs.c:[0-9]*: an ACSL function contract not followed by its function'

@@ -586,11 +586,7 @@ class HParser(Parser):
         self.in_old = 0
         self.derefs = None
 
-    def parse(self):
-        e = self.ternary()
-        if self.peek() is not None:
-            raise Unsupported("trailing %s" % self.peek())
-        return e
+    # parse() is Parser's: it calls this class's ternary().
 
     def ternary(self):
         c = self.equiv()

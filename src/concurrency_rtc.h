@@ -19,14 +19,14 @@ static inline void rtc_check_queue_revive_state(qs_queue *q, int init, int busy,
 {
     /* checked in part: requires q: \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->dead, q->window, q->success, q->failure, q->fail_cohorts (a frame condition, proved by WP) */
-    RTC_HELPER("queue_revive_state", "requires", "q", ((q != NULL)));
-    RTC_HELPER("queue_revive_state", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_revive_state", "requires", "init", ((1LL <= ((long long)init)) && (((long long)init) <= QS_WINDOW_MAX_RTC)));
-    RTC_HELPER("queue_revive_state", "requires", "busy", ((0LL <= ((long long)busy)) && (((long long)busy) <= QS_WINDOW_MAX_RTC)));
+    RTC("queue_revive_state", "requires", "q", ((q != NULL)));
+    RTC("queue_revive_state", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
+    RTC("queue_revive_state", "requires", "init", ((1LL <= ((long long)init)) && (((long long)init) <= QS_WINDOW_MAX_RTC)));
+    RTC("queue_revive_state", "requires", "busy", ((0LL <= ((long long)busy)) && (((long long)busy) <= QS_WINDOW_MAX_RTC)));
     (queue_revive_state)(q, init, busy, postfix);
-    RTC_HELPER("queue_revive_state", "ensures", "alive", ((((long long)q->dead) == 0LL)));
-    RTC_HELPER("queue_revive_state", "ensures", "window", ((((long long)q->window) == (((((((long long)postfix) == 1LL)) && ((((long long)busy) > 0LL))) ? ((long long)busy) : ((long long)init))))));
-    RTC_HELPER("queue_revive_state", "ensures", "reset", (((q->success == 0.0) && (q->failure == 0.0)) && (q->fail_cohorts == 0.0)));
+    RTC("queue_revive_state", "ensures", "alive", ((((long long)q->dead) == 0LL)));
+    RTC("queue_revive_state", "ensures", "window", ((((long long)q->window) == (((((((long long)postfix) == 1LL)) && ((((long long)busy) > 0LL))) ? ((long long)busy) : ((long long)init))))));
+    RTC("queue_revive_state", "ensures", "reset", (((q->success == 0.0) && (q->failure == 0.0)) && (q->fail_cohorts == 0.0)));
 }
 #define queue_revive_state(...) rtc_check_queue_revive_state(__VA_ARGS__)
 
@@ -35,12 +35,12 @@ static inline void rtc_check_queue_mark_dead(qs_queue *q, int64_t now, int64_t b
 {
     /* checked in part: requires q: \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->dead, q->revive_at (a frame condition, proved by WP) */
-    RTC_HELPER("queue_mark_dead", "requires", "q", ((q != NULL)));
-    RTC_HELPER("queue_mark_dead", "requires", "now", ((0LL <= ((long long)now)) && (((long long)now) <= QS_TIME_MAX_RTC)));
-    RTC_HELPER("queue_mark_dead", "requires", "backoff", ((1LL <= ((long long)backoff)) && (((long long)backoff) <= QS_BACKOFF_MAX_RTC)));
+    RTC("queue_mark_dead", "requires", "q", ((q != NULL)));
+    RTC("queue_mark_dead", "requires", "now", ((0LL <= ((long long)now)) && (((long long)now) <= QS_TIME_MAX_RTC)));
+    RTC("queue_mark_dead", "requires", "backoff", ((1LL <= ((long long)backoff)) && (((long long)backoff) <= QS_BACKOFF_MAX_RTC)));
     (queue_mark_dead)(q, now, backoff);
-    RTC_HELPER("queue_mark_dead", "ensures", "dead", ((((long long)q->dead) == 1LL)));
-    RTC_HELPER("queue_mark_dead", "ensures", "retry", (((((long long)q->revive_at) == (((long long)now) + ((long long)backoff)))) && ((((long long)q->revive_at) > ((long long)now)))));
+    RTC("queue_mark_dead", "ensures", "dead", ((((long long)q->dead) == 1LL)));
+    RTC("queue_mark_dead", "ensures", "retry", (((((long long)q->revive_at) == (((long long)now) + ((long long)backoff)))) && ((((long long)q->revive_at) > ((long long)now)))));
 }
 #define queue_mark_dead(...) rtc_check_queue_mark_dead(__VA_ARGS__)
 
@@ -51,23 +51,23 @@ static inline int rtc_check_queue_positive_allowed(qs_queue *q, const qs_transpo
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires state: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->fail_cohorts (a frame condition, proved by WP) */
-    RTC_HELPER("queue_positive_allowed", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
-    RTC_HELPER("queue_positive_allowed", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_positive_allowed", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
-    RTC_HELPER("queue_positive_allowed", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
-    RTC_HELPER("queue_positive_allowed", "behaviors", "complete", (((((long long)postfix) == 0LL))) || (((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_positive_allowed", "behaviors", "disjoint", ((((((long long)postfix) == 0LL))) != 0) + ((((((long long)postfix) == 1LL))) != 0) <= 1);
+    RTC("queue_positive_allowed", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
+    RTC("queue_positive_allowed", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
+    RTC("queue_positive_allowed", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
+    RTC("queue_positive_allowed", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
+    RTC("queue_positive_allowed", "behaviors", "complete", (((((long long)postfix) == 0LL))) || (((((long long)postfix) == 1LL))));
+    RTC("queue_positive_allowed", "behaviors", "disjoint", ((((((long long)postfix) == 0LL))) != 0) + ((((((long long)postfix) == 1LL))) != 0) <= 1);
     long long rtc_old_0 = ((((long long)postfix) == 0LL));
     double rtc_old_1 = ((q) != NULL) ? q->fail_cohorts : 0.0;
     long long rtc_old_2 = ((((long long)postfix) == 0LL));
     long long rtc_old_3 = ((((long long)postfix) == 1LL));
     long long rtc_old_4 = ((((long long)postfix) == 1LL));
     int rtc_result = (queue_positive_allowed)(q, t, postfix);
-    RTC_HELPER("queue_positive_allowed", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
-    RTC_HELPER("queue_positive_allowed", "ensures", "document.allowed_iff", (!rtc_old_0 || (!((rtc_result == 1LL)) == !((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc)))))));
-    RTC_HELPER("queue_positive_allowed", "ensures", "document.kept", (!rtc_old_2 || (q->fail_cohorts == rtc_old_1)));
-    RTC_HELPER("queue_positive_allowed", "ensures", "postfix.allowed_iff", (!rtc_old_3 || (!((rtc_result == 1LL)) == !(((((((long long)t->dest_conc_limit) == 0LL)) || ((((long long)t->dest_conc_limit) > ((long long)q->window))))) && ((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc))))))));
-    RTC_HELPER("queue_positive_allowed", "ensures", "postfix.reset", (!rtc_old_4 || (q->fail_cohorts == 0.0)));
+    RTC("queue_positive_allowed", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("queue_positive_allowed", "ensures", "document.allowed_iff", (!rtc_old_0 || (!((rtc_result == 1LL)) == !((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc)))))));
+    RTC("queue_positive_allowed", "ensures", "document.kept", (!rtc_old_2 || (q->fail_cohorts == rtc_old_1)));
+    RTC("queue_positive_allowed", "ensures", "postfix.allowed_iff", (!rtc_old_3 || (!((rtc_result == 1LL)) == !(((((((long long)t->dest_conc_limit) == 0LL)) || ((((long long)t->dest_conc_limit) > ((long long)q->window))))) && ((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc))))))));
+    RTC("queue_positive_allowed", "ensures", "postfix.reset", (!rtc_old_4 || (q->fail_cohorts == 0.0)));
     return rtc_result;
 }
 #define queue_positive_allowed(...) rtc_check_queue_positive_allowed(__VA_ARGS__)
@@ -79,11 +79,11 @@ static inline double rtc_check_queue_positive_step(qs_queue *q, const qs_transpo
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires state: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->window, q->success, q->failure, q->fail_cohorts (a frame condition, proved by WP) */
-    RTC_HELPER("queue_positive_step", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
-    RTC_HELPER("queue_positive_step", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_positive_step", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
-    RTC_HELPER("queue_positive_step", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
-    RTC_HELPER("queue_positive_step", "requires", "allowed", ((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc)))));
+    RTC("queue_positive_step", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
+    RTC("queue_positive_step", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
+    RTC("queue_positive_step", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
+    RTC("queue_positive_step", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
+    RTC("queue_positive_step", "requires", "allowed", ((((long long)q->window) < (((long long)q->busy) + ((long long)t->init_conc)))));
     long long rtc_old_0 = ((q) != NULL) ? ((long long)q->window) : 0;
     long long rtc_old_1 = ((q) != NULL) ? ((long long)q->window) : 0;
     long long rtc_old_2 = ((q) != NULL) ? ((long long)q->window) : 0;
@@ -91,18 +91,18 @@ static inline double rtc_check_queue_positive_step(qs_queue *q, const qs_transpo
     long long rtc_old_4 = ((q) != NULL) ? ((long long)q->window) : 0;
     double rtc_old_5 = ((q) != NULL) ? q->fail_cohorts : 0.0;
     double rtc_result = (queue_positive_step)(q, t, postfix);
-    RTC_HELPER("queue_positive_step", "ensures", "g", rtc_qs_unit(rtc_result));
-    RTC_HELPER("queue_positive_step", "ensures", "window_range", ((1LL <= ((long long)q->window)) && (((long long)q->window) <= QS_QWINDOW_MAX_RTC)));
-    RTC_HELPER("queue_positive_step", "ensures", "success_range", rtc_qs_success_range(q->success, ((long long)postfix)));
-    RTC_HELPER("queue_positive_step", "ensures", "failure_range", rtc_qs_failure_range(q->failure, ((long long)postfix)));
-    RTC_HELPER("queue_positive_step", "ensures", "cohorts_range", ((isfinite(q->fail_cohorts) && (0.0 <= q->fail_cohorts)) && (q->fail_cohorts <= ((double)QS_COHORTS_MAX_RTC))));
-    RTC_HELPER("queue_positive_step", "ensures", "steps", ((((long long)q->window) <= (rtc_old_0 + 2LL))));
-    RTC_HELPER("queue_positive_step", "ensures", "bound", (((((long long)q->window) <= ((((long long)q->busy) + ((long long)t->init_conc)) + 1LL))) || ((((long long)q->window) <= rtc_old_1))));
-    RTC_HELPER("queue_positive_step", "ensures", "clamp", (!(((((long long)t->dest_conc_limit) > 0LL)) && ((((long long)q->window) > rtc_old_2))) || ((((long long)q->window) <= ((long long)t->dest_conc_limit)))));
-    RTC_HELPER("queue_positive_step", "ensures", "never_down", (((((long long)q->window) >= rtc_old_3)) || ((((long long)q->window) == ((long long)t->dest_conc_limit)))));
-    RTC_HELPER("queue_positive_step", "ensures", "step_resets_failure", (!((((long long)q->window) > rtc_old_4)) || (q->failure == 0.0)));
-    RTC_HELPER("queue_positive_step", "ensures", "reset", (!((((long long)postfix) == 0LL)) || (q->fail_cohorts == 0.0)));
-    RTC_HELPER("queue_positive_step", "ensures", "kept", (!((((long long)postfix) == 1LL)) || (q->fail_cohorts == rtc_old_5)));
+    RTC("queue_positive_step", "ensures", "g", rtc_qs_unit(rtc_result));
+    RTC("queue_positive_step", "ensures", "window_range", ((1LL <= ((long long)q->window)) && (((long long)q->window) <= QS_QWINDOW_MAX_RTC)));
+    RTC("queue_positive_step", "ensures", "success_range", rtc_qs_success_range(q->success, ((long long)postfix)));
+    RTC("queue_positive_step", "ensures", "failure_range", rtc_qs_failure_range(q->failure, ((long long)postfix)));
+    RTC("queue_positive_step", "ensures", "cohorts_range", ((isfinite(q->fail_cohorts) && (0.0 <= q->fail_cohorts)) && (q->fail_cohorts <= ((double)QS_COHORTS_MAX_RTC))));
+    RTC("queue_positive_step", "ensures", "steps", ((((long long)q->window) <= (rtc_old_0 + 2LL))));
+    RTC("queue_positive_step", "ensures", "bound", (((((long long)q->window) <= ((((long long)q->busy) + ((long long)t->init_conc)) + 1LL))) || ((((long long)q->window) <= rtc_old_1))));
+    RTC("queue_positive_step", "ensures", "clamp", (!(((((long long)t->dest_conc_limit) > 0LL)) && ((((long long)q->window) > rtc_old_2))) || ((((long long)q->window) <= ((long long)t->dest_conc_limit)))));
+    RTC("queue_positive_step", "ensures", "never_down", (((((long long)q->window) >= rtc_old_3)) || ((((long long)q->window) == ((long long)t->dest_conc_limit)))));
+    RTC("queue_positive_step", "ensures", "step_resets_failure", (!((((long long)q->window) > rtc_old_4)) || (q->failure == 0.0)));
+    RTC("queue_positive_step", "ensures", "reset", (!((((long long)postfix) == 0LL)) || (q->fail_cohorts == 0.0)));
+    RTC("queue_positive_step", "ensures", "kept", (!((((long long)postfix) == 1LL)) || (q->fail_cohorts == rtc_old_5)));
     return rtc_result;
 }
 #define queue_positive_step(...) rtc_check_queue_positive_step(__VA_ARGS__)
@@ -114,16 +114,16 @@ static inline int rtc_check_queue_negative_count(qs_queue *q, const qs_transport
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires state: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->fail_cohorts (a frame condition, proved by WP) */
-    RTC_HELPER("queue_negative_count", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
-    RTC_HELPER("queue_negative_count", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_negative_count", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
-    RTC_HELPER("queue_negative_count", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
+    RTC("queue_negative_count", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
+    RTC("queue_negative_count", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
+    RTC("queue_negative_count", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
+    RTC("queue_negative_count", "requires", "state", rtc_qs_queue_feedback_ok(q, ((long long)postfix)));
     double rtc_old_0 = ((q) != NULL) ? q->fail_cohorts : 0.0;
     int rtc_result = (queue_negative_count)(q, t, postfix);
-    RTC_HELPER("queue_negative_count", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
-    RTC_HELPER("queue_negative_count", "ensures", "counted", ((rtc_old_0 <= q->fail_cohorts) && isfinite(q->fail_cohorts)));
-    RTC_HELPER("queue_negative_count", "ensures", "dead_iff", (!((rtc_result == 1LL)) == !((((((long long)postfix) == 0LL)) ? (((double)((long long)t->cohort_limit)) < q->fail_cohorts) : (((((long long)t->cohort_limit) > 0LL)) && (((double)((long long)t->cohort_limit)) <= q->fail_cohorts))))));
-    RTC_HELPER("queue_negative_count", "ensures", "cohorts_range", (!(((rtc_result == 0LL)) && ((((((long long)postfix) == 0LL)) || ((((long long)t->cohort_limit) > 0LL))))) || (q->fail_cohorts <= ((double)QS_COHORTS_MAX_RTC))));
+    RTC("queue_negative_count", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("queue_negative_count", "ensures", "counted", ((rtc_old_0 <= q->fail_cohorts) && isfinite(q->fail_cohorts)));
+    RTC("queue_negative_count", "ensures", "dead_iff", (!((rtc_result == 1LL)) == !((((((long long)postfix) == 0LL)) ? (((double)((long long)t->cohort_limit)) < q->fail_cohorts) : (((((long long)t->cohort_limit) > 0LL)) && (((double)((long long)t->cohort_limit)) <= q->fail_cohorts))))));
+    RTC("queue_negative_count", "ensures", "cohorts_range", (!(((rtc_result == 0LL)) && ((((((long long)postfix) == 0LL)) || ((((long long)t->cohort_limit) > 0LL))))) || (q->fail_cohorts <= ((double)QS_COHORTS_MAX_RTC))));
     return rtc_result;
 }
 #define queue_negative_count(...) rtc_check_queue_negative_count(__VA_ARGS__)
@@ -134,19 +134,19 @@ static inline double rtc_check_queue_negative_step(qs_queue *q, const qs_transpo
     /* checked in part: requires q: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns q->window, q->success, q->failure (a frame condition, proved by WP) */
-    RTC_HELPER("queue_negative_step", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
-    RTC_HELPER("queue_negative_step", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
-    RTC_HELPER("queue_negative_step", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
-    RTC_HELPER("queue_negative_step", "requires", "state", ((((1LL <= ((long long)q->window)) && (((long long)q->window) <= QS_QWINDOW_MAX_RTC)) && rtc_qs_success_range(q->success, ((long long)postfix))) && rtc_qs_failure_range(q->failure, ((long long)postfix))));
+    RTC("queue_negative_step", "requires", "q", ((((q != NULL)) && ((t != NULL))) && (((const void *)q != (const void *)t))));
+    RTC("queue_negative_step", "requires", "profile", (((((long long)postfix) == 0LL)) || ((((long long)postfix) == 1LL))));
+    RTC("queue_negative_step", "requires", "params", rtc_qs_transport_feedback_ok(t, ((long long)postfix)));
+    RTC("queue_negative_step", "requires", "state", ((((1LL <= ((long long)q->window)) && (((long long)q->window) <= QS_QWINDOW_MAX_RTC)) && rtc_qs_success_range(q->success, ((long long)postfix))) && rtc_qs_failure_range(q->failure, ((long long)postfix))));
     long long rtc_old_0 = ((q) != NULL) ? ((long long)q->window) : 0;
     long long rtc_old_1 = ((q) != NULL) ? ((long long)q->window) : 0;
     long long rtc_old_2 = ((q) != NULL) ? ((long long)q->window) : 0;
     double rtc_result = (queue_negative_step)(q, t, postfix);
-    RTC_HELPER("queue_negative_step", "ensures", "f", rtc_qs_unit(rtc_result));
-    RTC_HELPER("queue_negative_step", "ensures", "success_range", rtc_qs_success_range(q->success, ((long long)postfix)));
-    RTC_HELPER("queue_negative_step", "ensures", "failure_range", rtc_qs_failure_range(q->failure, ((long long)postfix)));
-    RTC_HELPER("queue_negative_step", "ensures", "window", (((1LL <= ((long long)q->window)) && (((long long)q->window) <= rtc_old_0)) && ((((long long)q->window) >= (rtc_old_1 - ((((((long long)postfix) == 0LL)) ? 1LL : 2LL)))))));
-    RTC_HELPER("queue_negative_step", "ensures", "step_resets_success", (!((((long long)q->window) < rtc_old_2)) || (q->success == 0.0)));
+    RTC("queue_negative_step", "ensures", "f", rtc_qs_unit(rtc_result));
+    RTC("queue_negative_step", "ensures", "success_range", rtc_qs_success_range(q->success, ((long long)postfix)));
+    RTC("queue_negative_step", "ensures", "failure_range", rtc_qs_failure_range(q->failure, ((long long)postfix)));
+    RTC("queue_negative_step", "ensures", "window", (((1LL <= ((long long)q->window)) && (((long long)q->window) <= rtc_old_0)) && ((((long long)q->window) >= (rtc_old_1 - ((((((long long)postfix) == 0LL)) ? 1LL : 2LL)))))));
+    RTC("queue_negative_step", "ensures", "step_resets_success", (!((((long long)q->window) < rtc_old_2)) || (q->success == 0.0)));
     return rtc_result;
 }
 #define queue_negative_step(...) rtc_check_queue_negative_step(__VA_ARGS__)

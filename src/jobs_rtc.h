@@ -19,17 +19,17 @@ static inline void rtc_check_job_take_pool(qs_job *job, qs_message *m, qs_transp
 {
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused (a frame condition, proved by WP) */
-    RTC_HELPER("job_take_pool", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
-    RTC_HELPER("job_take_pool", "requires", "counts", ((rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)m->rcpt_limit))) && rtc_qs_count(((long long)t->rcpt_unused))));
+    RTC("job_take_pool", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
+    RTC("job_take_pool", "requires", "counts", ((rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)m->rcpt_limit))) && rtc_qs_count(((long long)t->rcpt_unused))));
     long long rtc_old_0 = ((job) != NULL && (t) != NULL) ? (((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) : 0;
     long long rtc_old_1 = ((m) != NULL) ? ((long long)m->rcpt_limit) : 0;
     long long rtc_old_2 = ((job) != NULL) ? ((long long)job->rcpt_limit) : 0;
     long long rtc_old_3 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     long long rtc_old_4 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     (job_take_pool)(job, m, t);
-    RTC_HELPER("job_take_pool", "ensures", "conserved", (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == rtc_old_0)));
-    RTC_HELPER("job_take_pool", "ensures", "msg_follows", (((((long long)m->rcpt_limit) - rtc_old_1) == (((long long)job->rcpt_limit) - rtc_old_2))));
-    RTC_HELPER("job_take_pool", "ensures", "takes_all", ((((long long)t->rcpt_unused) == ((((rtc_old_3 > 0LL)) ? 0LL : rtc_old_4)))));
+    RTC("job_take_pool", "ensures", "conserved", (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == rtc_old_0)));
+    RTC("job_take_pool", "ensures", "msg_follows", (((((long long)m->rcpt_limit) - rtc_old_1) == (((long long)job->rcpt_limit) - rtc_old_2))));
+    RTC("job_take_pool", "ensures", "takes_all", ((((long long)t->rcpt_unused) == ((((rtc_old_3 > 0LL)) ? 0LL : rtc_old_4)))));
 }
 #define job_take_pool(...) rtc_check_job_take_pool(__VA_ARGS__)
 

@@ -20,10 +20,10 @@ static inline int64_t rtc_check_job_give_back(qs_job *job, qs_message *m, qs_tra
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires next: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused, next->rcpt_limit, nm->rcpt_limit (a frame condition, proved by WP) */
-    RTC_HELPER("job_give_back", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
-    RTC_HELPER("job_give_back", "requires", "next", (((next == NULL)) || (((((next != NULL)) && ((nm != NULL))) && (((const void *)next != (const void *)nm) && ((const void *)next != (const void *)job) && ((const void *)next != (const void *)m) && ((const void *)next != (const void *)t) && ((const void *)nm != (const void *)job) && ((const void *)nm != (const void *)m) && ((const void *)nm != (const void *)t) && ((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))))));
-    RTC_HELPER("job_give_back", "requires", "counts", ((((rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)job->rcpt_count))) && rtc_qs_count(((long long)m->rcpt_limit))) && rtc_qs_count(((long long)m->rcpt_count))) && rtc_qs_count(((long long)t->rcpt_unused))));
-    RTC_HELPER("job_give_back", "requires", "next_counts", (!((next != NULL)) || (rtc_qs_count(((long long)next->rcpt_limit)) && rtc_qs_count(((long long)nm->rcpt_limit)))));
+    RTC("job_give_back", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
+    RTC("job_give_back", "requires", "next", (((next == NULL)) || (((((next != NULL)) && ((nm != NULL))) && (((const void *)next != (const void *)nm) && ((const void *)next != (const void *)job) && ((const void *)next != (const void *)m) && ((const void *)next != (const void *)t) && ((const void *)nm != (const void *)job) && ((const void *)nm != (const void *)m) && ((const void *)nm != (const void *)t) && ((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))))));
+    RTC("job_give_back", "requires", "counts", ((((rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)job->rcpt_count))) && rtc_qs_count(((long long)m->rcpt_limit))) && rtc_qs_count(((long long)m->rcpt_count))) && rtc_qs_count(((long long)t->rcpt_unused))));
+    RTC("job_give_back", "requires", "next_counts", (!((next != NULL)) || (rtc_qs_count(((long long)next->rcpt_limit)) && rtc_qs_count(((long long)nm->rcpt_limit)))));
     long long rtc_old_0 = ((job) != NULL) ? ((long long)job->rcpt_limit) : 0;
     long long rtc_old_1 = ((m) != NULL) ? ((long long)m->rcpt_limit) : 0;
     long long rtc_old_2 = ((job) != NULL) ? ((long long)job->rcpt_limit) : 0;
@@ -38,13 +38,13 @@ static inline int64_t rtc_check_job_give_back(qs_job *job, qs_message *m, qs_tra
     long long rtc_old_11 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     long long rtc_old_12 = ((m) != NULL) ? ((long long)m->rcpt_limit) : 0;
     int64_t rtc_result = (job_give_back)(job, m, t, next, nm);
-    RTC_HELPER("job_give_back", "ensures", "gave", ((rtc_result == rtc_qs_unused(rtc_old_0, ((long long)job->rcpt_count), rtc_old_1, ((long long)m->rcpt_count)))));
-    RTC_HELPER("job_give_back", "ensures", "job", (!((rtc_result > 0LL)) || (((((long long)job->rcpt_limit) == (rtc_old_2 - rtc_result))) && ((((long long)m->rcpt_limit) == (rtc_old_3 - rtc_result))))));
-    RTC_HELPER("job_give_back", "ensures", "keeps", (((((long long)job->rcpt_limit) >= ((long long)job->rcpt_count))) || ((((long long)job->rcpt_limit) == rtc_old_4))));
-    RTC_HELPER("job_give_back", "ensures", "conserved", (!((next != NULL)) || ((((((long long)job->rcpt_limit) + ((long long)next->rcpt_limit)) + ((long long)t->rcpt_unused)) == rtc_old_5))));
-    RTC_HELPER("job_give_back", "ensures", "conserved_pool", (!((next == NULL)) || (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == rtc_old_6))));
-    RTC_HELPER("job_give_back", "ensures", "next_takes", (!(((next != NULL)) && ((rtc_result > 0LL))) || ((((((((long long)t->rcpt_unused) == 0LL)) || ((((long long)t->rcpt_unused) == (rtc_old_7 + rtc_result))))) && ((((long long)next->rcpt_limit) >= rtc_old_8))) && (((((long long)nm->rcpt_limit) - rtc_old_9) == (((long long)next->rcpt_limit) - rtc_old_10))))));
-    RTC_HELPER("job_give_back", "ensures", "nothing", (!((rtc_result <= 0LL)) || (((((long long)t->rcpt_unused) == rtc_old_11)) && ((((long long)m->rcpt_limit) == rtc_old_12)))));
+    RTC("job_give_back", "ensures", "gave", ((rtc_result == rtc_qs_unused(rtc_old_0, ((long long)job->rcpt_count), rtc_old_1, ((long long)m->rcpt_count)))));
+    RTC("job_give_back", "ensures", "job", (!((rtc_result > 0LL)) || (((((long long)job->rcpt_limit) == (rtc_old_2 - rtc_result))) && ((((long long)m->rcpt_limit) == (rtc_old_3 - rtc_result))))));
+    RTC("job_give_back", "ensures", "keeps", (((((long long)job->rcpt_limit) >= ((long long)job->rcpt_count))) || ((((long long)job->rcpt_limit) == rtc_old_4))));
+    RTC("job_give_back", "ensures", "conserved", (!((next != NULL)) || ((((((long long)job->rcpt_limit) + ((long long)next->rcpt_limit)) + ((long long)t->rcpt_unused)) == rtc_old_5))));
+    RTC("job_give_back", "ensures", "conserved_pool", (!((next == NULL)) || (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == rtc_old_6))));
+    RTC("job_give_back", "ensures", "next_takes", (!(((next != NULL)) && ((rtc_result > 0LL))) || ((((((((long long)t->rcpt_unused) == 0LL)) || ((((long long)t->rcpt_unused) == (rtc_old_7 + rtc_result))))) && ((((long long)next->rcpt_limit) >= rtc_old_8))) && (((((long long)nm->rcpt_limit) - rtc_old_9) == (((long long)next->rcpt_limit) - rtc_old_10))))));
+    RTC("job_give_back", "ensures", "nothing", (!((rtc_result <= 0LL)) || (((((long long)t->rcpt_unused) == rtc_old_11)) && ((((long long)m->rcpt_limit) == rtc_old_12)))));
     return rtc_result;
 }
 #define job_give_back(...) rtc_check_job_give_back(__VA_ARGS__)

@@ -21,11 +21,11 @@ static inline void rtc_check_child_unlink(qs_job *parent, qs_job *child)
     /* checked in part: requires prev: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires next: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns child->sprev, child->snext, parent->child_head, parent->child_tail, child->sprev->snext, child->snext->sprev (a frame condition, proved by WP) */
-    RTC_HELPER("child_unlink", "requires", "valid", ((((parent != NULL)) && ((child != NULL))) && (((const void *)parent != (const void *)child))));
-    RTC_HELPER("child_unlink", "requires", "prev", (((child->sprev == NULL)) || ((((child->sprev != NULL)) && (((const void *)child->sprev != (const void *)parent) && ((const void *)child->sprev != (const void *)child) && ((const void *)parent != (const void *)child))))));
-    RTC_HELPER("child_unlink", "requires", "next", (((child->snext == NULL)) || (((((child->snext != NULL)) && (((const void *)child->snext != (const void *)parent) && ((const void *)child->snext != (const void *)child) && ((const void *)parent != (const void *)child))) && ((!((child->sprev != NULL)) || (((const void *)child->snext != (const void *)child->sprev))))))));
-    RTC_HELPER("child_unlink", "requires", "ends", (!((child->sprev == NULL)) || ((parent->child_head == child))));
-    RTC_HELPER("child_unlink", "requires", "ends2", (!((child->snext == NULL)) || ((parent->child_tail == child))));
+    RTC("child_unlink", "requires", "valid", ((((parent != NULL)) && ((child != NULL))) && (((const void *)parent != (const void *)child))));
+    RTC("child_unlink", "requires", "prev", (((child->sprev == NULL)) || ((((child->sprev != NULL)) && (((const void *)child->sprev != (const void *)parent) && ((const void *)child->sprev != (const void *)child) && ((const void *)parent != (const void *)child))))));
+    RTC("child_unlink", "requires", "next", (((child->snext == NULL)) || (((((child->snext != NULL)) && (((const void *)child->snext != (const void *)parent) && ((const void *)child->snext != (const void *)child) && ((const void *)parent != (const void *)child))) && ((!((child->sprev != NULL)) || (((const void *)child->snext != (const void *)child->sprev))))))));
+    RTC("child_unlink", "requires", "ends", (!((child->sprev == NULL)) || ((parent->child_head == child))));
+    RTC("child_unlink", "requires", "ends2", (!((child->snext == NULL)) || ((parent->child_tail == child))));
     const qs_job *rtc_old_0 = ((child) != NULL) ? child->sprev : NULL;
     const qs_job *rtc_old_1 = ((child) != NULL) ? child->sprev : NULL;
     const qs_job *rtc_old_2 = ((child) != NULL) ? child->snext : NULL;
@@ -37,11 +37,11 @@ static inline void rtc_check_child_unlink(qs_job *parent, qs_job *child)
     const qs_job *rtc_old_8 = ((child) != NULL) ? child->snext : NULL;
     const qs_job *rtc_old_9 = ((child) != NULL) ? child->sprev : NULL;
     (child_unlink)(parent, child);
-    RTC_HELPER("child_unlink", "ensures", "prev", (!((rtc_old_0 != NULL)) || ((rtc_old_1->snext == rtc_old_2))));
-    RTC_HELPER("child_unlink", "ensures", "next", (!((rtc_old_3 != NULL)) || ((rtc_old_4->sprev == rtc_old_5))));
-    RTC_HELPER("child_unlink", "ensures", "head", (!((rtc_old_6 == NULL)) || ((parent->child_head == rtc_old_7))));
-    RTC_HELPER("child_unlink", "ensures", "tail", (!((rtc_old_8 == NULL)) || ((parent->child_tail == rtc_old_9))));
-    RTC_HELPER("child_unlink", "ensures", "alone", (((child->sprev == NULL)) && ((child->snext == NULL))));
+    RTC("child_unlink", "ensures", "prev", (!((rtc_old_0 != NULL)) || ((rtc_old_1->snext == rtc_old_2))));
+    RTC("child_unlink", "ensures", "next", (!((rtc_old_3 != NULL)) || ((rtc_old_4->sprev == rtc_old_5))));
+    RTC("child_unlink", "ensures", "head", (!((rtc_old_6 == NULL)) || ((parent->child_head == rtc_old_7))));
+    RTC("child_unlink", "ensures", "tail", (!((rtc_old_8 == NULL)) || ((parent->child_tail == rtc_old_9))));
+    RTC("child_unlink", "ensures", "alone", (((child->sprev == NULL)) && ((child->snext == NULL))));
 }
 #define child_unlink(...) rtc_check_child_unlink(__VA_ARGS__)
 
@@ -51,17 +51,17 @@ static inline void rtc_check_child_append(qs_job *parent, qs_job *child)
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires tail: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns child->sprev, child->snext, parent->child_head, parent->child_tail, parent->child_tail->snext (a frame condition, proved by WP) */
-    RTC_HELPER("child_append", "requires", "valid", ((((parent != NULL)) && ((child != NULL))) && (((const void *)parent != (const void *)child))));
-    RTC_HELPER("child_append", "requires", "tail", (((parent->child_tail == NULL)) || ((((parent->child_tail != NULL)) && (((const void *)parent->child_tail != (const void *)parent) && ((const void *)parent->child_tail != (const void *)child) && ((const void *)parent != (const void *)child))))));
+    RTC("child_append", "requires", "valid", ((((parent != NULL)) && ((child != NULL))) && (((const void *)parent != (const void *)child))));
+    RTC("child_append", "requires", "tail", (((parent->child_tail == NULL)) || ((((parent->child_tail != NULL)) && (((const void *)parent->child_tail != (const void *)parent) && ((const void *)parent->child_tail != (const void *)child) && ((const void *)parent != (const void *)child))))));
     const qs_job *rtc_old_0 = ((parent) != NULL) ? parent->child_tail : NULL;
     const qs_job *rtc_old_1 = ((parent) != NULL) ? parent->child_tail : NULL;
     const qs_job *rtc_old_2 = ((parent) != NULL) ? parent->child_tail : NULL;
     const qs_job *rtc_old_3 = ((parent) != NULL) ? parent->child_head : NULL;
     const qs_job *rtc_old_4 = ((parent) != NULL) ? parent->child_tail : NULL;
     (child_append)(parent, child);
-    RTC_HELPER("child_append", "ensures", "last", ((((parent->child_tail == child)) && ((child->snext == NULL))) && ((child->sprev == rtc_old_0))));
-    RTC_HELPER("child_append", "ensures", "linked", (!((rtc_old_1 != NULL)) || (((rtc_old_2->snext == child)) && ((parent->child_head == rtc_old_3)))));
-    RTC_HELPER("child_append", "ensures", "first", (!((rtc_old_4 == NULL)) || ((parent->child_head == child))));
+    RTC("child_append", "ensures", "last", ((((parent->child_tail == child)) && ((child->snext == NULL))) && ((child->sprev == rtc_old_0))));
+    RTC("child_append", "ensures", "linked", (!((rtc_old_1 != NULL)) || (((rtc_old_2->snext == child)) && ((parent->child_head == rtc_old_3)))));
+    RTC("child_append", "ensures", "first", (!((rtc_old_4 == NULL)) || ((parent->child_head == child))));
 }
 #define child_append(...) rtc_check_child_append(__VA_ARGS__)
 
@@ -70,13 +70,13 @@ static inline int rtc_check_job_refund_parent(qs_job *parent, const qs_job *job,
 {
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns parent->slots_available (a frame condition, proved by WP) */
-    RTC_HELPER("job_refund_parent", "requires", "valid", ((((parent != NULL)) && ((job != NULL))) && (((const void *)parent != (const void *)job))));
-    RTC_HELPER("job_refund_parent", "requires", "cost", ((0LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
-    RTC_HELPER("job_refund_parent", "requires", "counter", ((((-2LL) * QS_SLOTS_MAX_RTC) <= ((long long)parent->slots_available)) && (((long long)parent->slots_available) <= (2LL * QS_SLOTS_MAX_RTC))));
-    RTC_HELPER("job_refund_parent", "requires", "used", rtc_qs_count(((long long)job->slots_used)));
-    RTC_HELPER("job_refund_parent", "requires", "levels", (((0LL <= ((long long)job->stack_level)) && (((long long)job->stack_level) <= QS_LEVEL_MAX_RTC)) && ((0LL <= ((long long)parent->stack_level)) && (((long long)parent->stack_level) <= QS_LEVEL_MAX_RTC))));
-    RTC_HELPER("job_refund_parent", "behaviors", "complete", (((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) || (((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))));
-    RTC_HELPER("job_refund_parent", "behaviors", "disjoint", ((((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) != 0) + ((((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))) != 0) <= 1);
+    RTC("job_refund_parent", "requires", "valid", ((((parent != NULL)) && ((job != NULL))) && (((const void *)parent != (const void *)job))));
+    RTC("job_refund_parent", "requires", "cost", ((0LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
+    RTC("job_refund_parent", "requires", "counter", ((((-2LL) * QS_SLOTS_MAX_RTC) <= ((long long)parent->slots_available)) && (((long long)parent->slots_available) <= (2LL * QS_SLOTS_MAX_RTC))));
+    RTC("job_refund_parent", "requires", "used", rtc_qs_count(((long long)job->slots_used)));
+    RTC("job_refund_parent", "requires", "levels", (((0LL <= ((long long)job->stack_level)) && (((long long)job->stack_level) <= QS_LEVEL_MAX_RTC)) && ((0LL <= ((long long)parent->stack_level)) && (((long long)parent->stack_level) <= QS_LEVEL_MAX_RTC))));
+    RTC("job_refund_parent", "behaviors", "complete", (((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) || (((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))));
+    RTC("job_refund_parent", "behaviors", "disjoint", ((((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL)))) != 0) + ((((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL)))) != 0) <= 1);
     long long rtc_old_0 = ((parent) != NULL && (job) != NULL) ? (((long long)parent->slots_available) - (((long long)job->slots_used) * ((long long)slot_cost))) : 0;
     long long rtc_old_1 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL))) : 0;
     long long rtc_old_2 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) == (((long long)parent->stack_level) + 1LL))) : 0;
@@ -84,11 +84,11 @@ static inline int rtc_check_job_refund_parent(qs_job *parent, const qs_job *job,
     long long rtc_old_4 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL))) : 0;
     long long rtc_old_5 = ((job) != NULL && (parent) != NULL) ? ((((long long)job->stack_level) != (((long long)parent->stack_level) + 1LL))) : 0;
     int rtc_result = (job_refund_parent)(parent, job, slot_cost);
-    RTC_HELPER("job_refund_parent", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
-    RTC_HELPER("job_refund_parent", "ensures", "original_parent.refund", (!rtc_old_1 || ((((long long)parent->slots_available) == rtc_old_0))));
-    RTC_HELPER("job_refund_parent", "ensures", "original_parent.flag", (!rtc_old_2 || ((rtc_result == 1LL))));
-    RTC_HELPER("job_refund_parent", "ensures", "adoptive_parent.none", (!rtc_old_4 || ((((long long)parent->slots_available) == rtc_old_3))));
-    RTC_HELPER("job_refund_parent", "ensures", "adoptive_parent.flag", (!rtc_old_5 || ((rtc_result == 0LL))));
+    RTC("job_refund_parent", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("job_refund_parent", "ensures", "original_parent.refund", (!rtc_old_1 || ((((long long)parent->slots_available) == rtc_old_0))));
+    RTC("job_refund_parent", "ensures", "original_parent.flag", (!rtc_old_2 || ((rtc_result == 1LL))));
+    RTC("job_refund_parent", "ensures", "adoptive_parent.none", (!rtc_old_4 || ((((long long)parent->slots_available) == rtc_old_3))));
+    RTC("job_refund_parent", "ensures", "adoptive_parent.flag", (!rtc_old_5 || ((rtc_result == 0LL))));
     return rtc_result;
 }
 #define job_refund_parent(...) rtc_check_job_refund_parent(__VA_ARGS__)
@@ -99,11 +99,11 @@ static inline int rtc_check_preempt_gate_open(const qs_job *current, const qs_tr
     /* checked in part: requires current: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    RTC_HELPER("preempt_gate_open", "requires", "current", rtc_qs_job_counts_ok(current));
-    RTC_HELPER("preempt_gate_open", "requires", "params", rtc_qs_transport_slots_ok(t));
+    RTC("preempt_gate_open", "requires", "current", rtc_qs_job_counts_ok(current));
+    RTC("preempt_gate_open", "requires", "params", rtc_qs_transport_slots_ok(t));
     int rtc_result = (preempt_gate_open)(current, t);
-    RTC_HELPER("preempt_gate_open", "ensures", "open_iff", (!((rtc_result == 1LL)) == !((((((long long)current->slots_available) > 0LL)) && ((rtc_qs_total(current) >= (((long long)t->min_slots) * ((long long)t->slot_cost))))))));
-    RTC_HELPER("preempt_gate_open", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("preempt_gate_open", "ensures", "open_iff", (!((rtc_result == 1LL)) == !((((((long long)current->slots_available) > 0LL)) && ((rtc_qs_total(current) >= (((long long)t->min_slots) * ((long long)t->slot_cost))))))));
+    RTC("preempt_gate_open", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
     return rtc_result;
 }
 #define preempt_gate_open(...) rtc_check_preempt_gate_open(__VA_ARGS__)
@@ -114,13 +114,13 @@ static inline int rtc_check_preempt_test_fires(const qs_job *current, const qs_t
     /* checked in part: requires current: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires params: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    RTC_HELPER("preempt_test_fires", "requires", "current", rtc_qs_job_counts_ok(current));
-    RTC_HELPER("preempt_test_fires", "requires", "params", (rtc_qs_transport_slots_ok(t) && ((((long long)t->slot_cost) >= 1LL))));
-    RTC_HELPER("preempt_test_fires", "requires", "gate", ((((long long)current->slots_available) > 0LL)));
-    RTC_HELPER("preempt_test_fires", "requires", "needed", ((0LL <= ((long long)needed)) && (((long long)needed) <= ((long long)QS_COUNT_MAX))));
+    RTC("preempt_test_fires", "requires", "current", rtc_qs_job_counts_ok(current));
+    RTC("preempt_test_fires", "requires", "params", (rtc_qs_transport_slots_ok(t) && ((((long long)t->slot_cost) >= 1LL))));
+    RTC("preempt_test_fires", "requires", "gate", ((((long long)current->slots_available) > 0LL)));
+    RTC("preempt_test_fires", "requires", "needed", ((0LL <= ((long long)needed)) && (((long long)needed) <= ((long long)QS_COUNT_MAX))));
     int rtc_result = (preempt_test_fires)(current, t, needed);
-    RTC_HELPER("preempt_test_fires", "ensures", "fires_iff", (!((rtc_result == 1LL)) == !(((100LL * (((((long long)current->slots_available) / ((long long)t->slot_cost)) + ((long long)t->slot_loan)))) >= (((long long)needed) * ((100LL - ((long long)t->slot_discount))))))));
-    RTC_HELPER("preempt_test_fires", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("preempt_test_fires", "ensures", "fires_iff", (!((rtc_result == 1LL)) == !(((100LL * (((((long long)current->slots_available) / ((long long)t->slot_cost)) + ((long long)t->slot_loan)))) >= (((long long)needed) * ((100LL - ((long long)t->slot_discount))))))));
+    RTC("preempt_test_fires", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
     return rtc_result;
 }
 #define preempt_test_fires(...) rtc_check_preempt_test_fires(__VA_ARGS__)
@@ -132,23 +132,23 @@ static inline void rtc_check_job_stack_push(qs_job *current, qs_job *job, int64_
     /* checked in part: requires current: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires tail: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns job->parent, job->preempted_serial, job->stack_level, job->slots_used, job->sprev, job->snext, current->child_head, current->child_tail, current->child_tail->snext, current->slots_available (a frame condition, proved by WP) */
-    RTC_HELPER("job_stack_push", "requires", "valid", ((((current != NULL)) && ((job != NULL))) && (((const void *)current != (const void *)job))));
-    RTC_HELPER("job_stack_push", "requires", "current", rtc_qs_job_counts_ok(current));
-    RTC_HELPER("job_stack_push", "requires", "tail", (((current->child_tail == NULL)) || ((((current->child_tail != NULL)) && (((const void *)current->child_tail != (const void *)current) && ((const void *)current->child_tail != (const void *)job) && ((const void *)current != (const void *)job))))));
-    RTC_HELPER("job_stack_push", "requires", "cost", ((1LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
-    RTC_HELPER("job_stack_push", "requires", "needed", ((0LL <= ((long long)needed)) && (((long long)needed) <= ((long long)QS_COUNT_MAX))));
+    RTC("job_stack_push", "requires", "valid", ((((current != NULL)) && ((job != NULL))) && (((const void *)current != (const void *)job))));
+    RTC("job_stack_push", "requires", "current", rtc_qs_job_counts_ok(current));
+    RTC("job_stack_push", "requires", "tail", (((current->child_tail == NULL)) || ((((current->child_tail != NULL)) && (((const void *)current->child_tail != (const void *)current) && ((const void *)current->child_tail != (const void *)job) && ((const void *)current != (const void *)job))))));
+    RTC("job_stack_push", "requires", "cost", ((1LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
+    RTC("job_stack_push", "requires", "needed", ((0LL <= ((long long)needed)) && (((long long)needed) <= ((long long)QS_COUNT_MAX))));
     const qs_job *rtc_old_0 = ((current) != NULL) ? current->child_tail : NULL;
     long long rtc_old_1 = ((current) != NULL) ? ((long long)current->slots_available) : 0;
     long long rtc_old_2 = ((current) != NULL) ? ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)slot_cost)) : 0;
     long long rtc_old_3 = ((current) != NULL) ? ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)slot_cost)) : 0;
     (job_stack_push)(current, job, needed, slot_cost);
-    RTC_HELPER("job_stack_push", "ensures", "parent", (((job->parent == current)) && ((((long long)job->preempted_serial) == ((long long)current->serial)))));
-    RTC_HELPER("job_stack_push", "ensures", "level", ((((long long)job->stack_level) == (((long long)current->stack_level) + 1LL))));
-    RTC_HELPER("job_stack_push", "ensures", "child", ((((current->child_tail == job)) && ((job->snext == NULL))) && ((job->sprev == rtc_old_0))));
-    RTC_HELPER("job_stack_push", "ensures", "charged", ((((long long)current->slots_available) == (rtc_old_1 - (((long long)needed) * ((long long)slot_cost))))));
-    RTC_HELPER("job_stack_push", "ensures", "floor", (!((1LL <= ((long long)needed)) && (((long long)needed) <= rtc_old_2)) || ((((long long)current->slots_available) >= (((long long)current->selected_entries) - ((long long)current->read_entries))))));
-    RTC_HELPER("job_stack_push", "ensures", "counter", (!((1LL <= ((long long)needed)) && (((long long)needed) <= rtc_old_3)) || (((-QS_SLOTS_MAX_RTC) <= ((long long)current->slots_available)) && (((long long)current->slots_available) <= QS_SLOTS_MAX_RTC))));
-    RTC_HELPER("job_stack_push", "ensures", "used", ((((long long)job->slots_used) == (-((long long)needed)))));
+    RTC("job_stack_push", "ensures", "parent", (((job->parent == current)) && ((((long long)job->preempted_serial) == ((long long)current->serial)))));
+    RTC("job_stack_push", "ensures", "level", ((((long long)job->stack_level) == (((long long)current->stack_level) + 1LL))));
+    RTC("job_stack_push", "ensures", "child", ((((current->child_tail == job)) && ((job->snext == NULL))) && ((job->sprev == rtc_old_0))));
+    RTC("job_stack_push", "ensures", "charged", ((((long long)current->slots_available) == (rtc_old_1 - (((long long)needed) * ((long long)slot_cost))))));
+    RTC("job_stack_push", "ensures", "floor", (!((1LL <= ((long long)needed)) && (((long long)needed) <= rtc_old_2)) || ((((long long)current->slots_available) >= (((long long)current->selected_entries) - ((long long)current->read_entries))))));
+    RTC("job_stack_push", "ensures", "counter", (!((1LL <= ((long long)needed)) && (((long long)needed) <= rtc_old_3)) || (((-QS_SLOTS_MAX_RTC) <= ((long long)current->slots_available)) && (((long long)current->slots_available) <= QS_SLOTS_MAX_RTC))));
+    RTC("job_stack_push", "ensures", "used", ((((long long)job->slots_used) == (-((long long)needed)))));
 }
 #define job_stack_push(...) rtc_check_job_stack_push(__VA_ARGS__)
 
@@ -157,10 +157,10 @@ static inline void rtc_check_job_extra_grant(qs_job *job, qs_message *m, qs_tran
 {
     /* checked in part: requires valid: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns job->rcpt_limit, m->rcpt_limit, t->rcpt_unused (a frame condition, proved by WP) */
-    RTC_HELPER("job_extra_grant", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
-    RTC_HELPER("job_extra_grant", "requires", "extra", ((0LL <= ((long long)t->extra_rcpt_limit)) && (((long long)t->extra_rcpt_limit) <= ((long long)QS_COUNT_MAX))));
-    RTC_HELPER("job_extra_grant", "requires", "pool", (((-((long long)t->extra_rcpt_limit)) <= ((long long)t->rcpt_unused)) && (((long long)t->rcpt_unused) <= ((long long)QS_COUNT_MAX))));
-    RTC_HELPER("job_extra_grant", "requires", "limits", (rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)m->rcpt_limit))));
+    RTC("job_extra_grant", "requires", "valid", (((((job != NULL)) && ((m != NULL))) && ((t != NULL))) && (((const void *)job != (const void *)m) && ((const void *)job != (const void *)t) && ((const void *)m != (const void *)t))));
+    RTC("job_extra_grant", "requires", "extra", ((0LL <= ((long long)t->extra_rcpt_limit)) && (((long long)t->extra_rcpt_limit) <= ((long long)QS_COUNT_MAX))));
+    RTC("job_extra_grant", "requires", "pool", (((-((long long)t->extra_rcpt_limit)) <= ((long long)t->rcpt_unused)) && (((long long)t->rcpt_unused) <= ((long long)QS_COUNT_MAX))));
+    RTC("job_extra_grant", "requires", "limits", (rtc_qs_count(((long long)job->rcpt_limit)) && rtc_qs_count(((long long)m->rcpt_limit))));
     long long rtc_old_0 = ((job) != NULL) ? ((long long)job->rcpt_limit) : 0;
     long long rtc_old_1 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     long long rtc_old_2 = ((m) != NULL) ? ((long long)m->rcpt_limit) : 0;
@@ -171,10 +171,10 @@ static inline void rtc_check_job_extra_grant(qs_job *job, qs_message *m, qs_tran
     long long rtc_old_7 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     long long rtc_old_8 = ((t) != NULL) ? ((long long)t->rcpt_unused) : 0;
     (job_extra_grant)(job, m, t);
-    RTC_HELPER("job_extra_grant", "ensures", "conserved", (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == (rtc_old_0 + rtc_old_1))));
-    RTC_HELPER("job_extra_grant", "ensures", "msg_follows", (((((long long)m->rcpt_limit) - rtc_old_2) == (((long long)job->rcpt_limit) - rtc_old_3))));
-    RTC_HELPER("job_extra_grant", "ensures", "half_up", ((((2LL * ((((long long)job->rcpt_limit) - rtc_old_4))) == (((long long)t->extra_rcpt_limit) + rtc_old_5))) || (((2LL * ((((long long)job->rcpt_limit) - rtc_old_6))) == ((((long long)t->extra_rcpt_limit) + rtc_old_7) + 1LL)))));
-    RTC_HELPER("job_extra_grant", "ensures", "floor", (((-((long long)t->extra_rcpt_limit)) <= ((long long)t->rcpt_unused)) && (((long long)t->rcpt_unused) <= rtc_old_8)));
+    RTC("job_extra_grant", "ensures", "conserved", (((((long long)job->rcpt_limit) + ((long long)t->rcpt_unused)) == (rtc_old_0 + rtc_old_1))));
+    RTC("job_extra_grant", "ensures", "msg_follows", (((((long long)m->rcpt_limit) - rtc_old_2) == (((long long)job->rcpt_limit) - rtc_old_3))));
+    RTC("job_extra_grant", "ensures", "half_up", ((((2LL * ((((long long)job->rcpt_limit) - rtc_old_4))) == (((long long)t->extra_rcpt_limit) + rtc_old_5))) || (((2LL * ((((long long)job->rcpt_limit) - rtc_old_6))) == ((((long long)t->extra_rcpt_limit) + rtc_old_7) + 1LL)))));
+    RTC("job_extra_grant", "ensures", "floor", (((-((long long)t->extra_rcpt_limit)) <= ((long long)t->rcpt_unused)) && (((long long)t->rcpt_unused) <= rtc_old_8)));
 }
 #define job_extra_grant(...) rtc_check_job_extra_grant(__VA_ARGS__)
 

@@ -19,18 +19,18 @@ static inline qs_best rtc_check_candidate_consider(qs_job *job, int64_t now, int
 {
     /* checked in part: requires job: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    RTC_HELPER("candidate_consider", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)now))));
-    RTC_HELPER("candidate_consider", "requires", "kind", (((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))));
-    RTC_HELPER("candidate_consider", "requires", "best", (((best.job == NULL)) || ((((1LL <= ((long long)best.total)) && (((long long)best.total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)best.delay)) && (((long long)best.delay) <= QS_DELAY_SAFE_RTC))))));
-    RTC_HELPER("candidate_consider", "behaviors", "complete", (((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) || (((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))));
-    RTC_HELPER("candidate_consider", "behaviors", "disjoint", ((((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) != 0) + ((((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))) != 0) <= 1);
+    RTC("candidate_consider", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)now))));
+    RTC("candidate_consider", "requires", "kind", (((job->child_head == NULL)) && (!rtc_qs_is_blocker(job))));
+    RTC("candidate_consider", "requires", "best", (((best.job == NULL)) || ((((1LL <= ((long long)best.total)) && (((long long)best.total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)best.delay)) && (((long long)best.delay) <= QS_DELAY_SAFE_RTC))))));
+    RTC("candidate_consider", "behaviors", "complete", (((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) || (((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))));
+    RTC("candidate_consider", "behaviors", "disjoint", ((((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) && (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))) != 0) + ((((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))))))) != 0) <= 1);
     long long rtc_old_0 = ((job) != NULL) ? (((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job))))) : 0;
     long long rtc_old_1 = ((job) != NULL) ? ((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))) : 0;
     long long rtc_old_2 = ((job) != NULL) ? ((!(((1LL <= rtc_qs_needed(job)) && (rtc_qs_needed(job) <= ((long long)max_slots))))) || (!((((best.job == NULL)) || (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) > (((long long)best.delay) * rtc_qs_total(job)))))))) : 0;
     qs_best rtc_result = (candidate_consider)(job, now, max_slots, best);
-    RTC_HELPER("candidate_consider", "ensures", "best", (((rtc_result.job == NULL)) || ((((1LL <= ((long long)rtc_result.total)) && (((long long)rtc_result.total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)rtc_result.delay)) && (((long long)rtc_result.delay) <= QS_DELAY_SAFE_RTC))))));
-    RTC_HELPER("candidate_consider", "ensures", "better.taken", (!rtc_old_1 || (!rtc_old_0 || ((((rtc_result.job == job)) && ((((long long)rtc_result.delay) == rtc_qs_delay(job, ((long long)now))))) && ((((long long)rtc_result.total) == rtc_qs_total(job)))))));
-    RTC_HELPER("candidate_consider", "ensures", "not_better.kept", (!rtc_old_2 || ((((rtc_result).job == (best).job && (rtc_result).delay == (best).delay && (rtc_result).total == (best).total)))));
+    RTC("candidate_consider", "ensures", "best", (((rtc_result.job == NULL)) || ((((1LL <= ((long long)rtc_result.total)) && (((long long)rtc_result.total) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)rtc_result.delay)) && (((long long)rtc_result.delay) <= QS_DELAY_SAFE_RTC))))));
+    RTC("candidate_consider", "ensures", "better.taken", (!rtc_old_1 || (!rtc_old_0 || ((((rtc_result.job == job)) && ((((long long)rtc_result.delay) == rtc_qs_delay(job, ((long long)now))))) && ((((long long)rtc_result.total) == rtc_qs_total(job)))))));
+    RTC("candidate_consider", "ensures", "not_better.kept", (!rtc_old_2 || ((((rtc_result).job == (best).job && (rtc_result).delay == (best).delay && (rtc_result).total == (best).total)))));
     return rtc_result;
 }
 #define candidate_consider(...) rtc_check_candidate_consider(__VA_ARGS__)
@@ -40,11 +40,11 @@ static inline int rtc_check_candidate_scan_stops(const qs_job *job, int64_t now,
 {
     /* checked in part: requires job: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    RTC_HELPER("candidate_scan_stops", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)now))));
-    RTC_HELPER("candidate_scan_stops", "requires", "best", ((((best.job != NULL)) && ((1LL <= ((long long)best.total)) && (((long long)best.total) <= ((long long)QS_COUNT_MAX)))) && ((0LL <= ((long long)best.delay)) && (((long long)best.delay) <= QS_DELAY_SAFE_RTC))));
+    RTC("candidate_scan_stops", "requires", "job", (rtc_qs_job_counts_ok(job) && rtc_qs_job_queued_ok(job, ((long long)now))));
+    RTC("candidate_scan_stops", "requires", "best", ((((best.job != NULL)) && ((1LL <= ((long long)best.total)) && (((long long)best.total) <= ((long long)QS_COUNT_MAX)))) && ((0LL <= ((long long)best.delay)) && (((long long)best.delay) <= QS_DELAY_SAFE_RTC))));
     int rtc_result = (candidate_scan_stops)(job, now, best);
-    RTC_HELPER("candidate_scan_stops", "ensures", "stop_iff", (!((rtc_result == 1LL)) == !((((((long long)job->stack_level) == 0LL)) && (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) <= ((long long)best.delay)))))));
-    RTC_HELPER("candidate_scan_stops", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
+    RTC("candidate_scan_stops", "ensures", "stop_iff", (!((rtc_result == 1LL)) == !((((((long long)job->stack_level) == 0LL)) && (((rtc_qs_delay(job, ((long long)now)) * ((long long)best.total)) <= ((long long)best.delay)))))));
+    RTC("candidate_scan_stops", "ensures", "boolean", (((rtc_result == 0LL)) || ((rtc_result == 1LL))));
     return rtc_result;
 }
 #define candidate_scan_stops(...) rtc_check_candidate_scan_stops(__VA_ARGS__)
@@ -54,10 +54,10 @@ static inline int64_t rtc_check_job_max_slots(const qs_job *current, int slot_co
 {
     /* checked in part: requires current: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns \nothing (a frame condition, proved by WP) */
-    RTC_HELPER("job_max_slots", "requires", "current", rtc_qs_job_counts_ok(current));
-    RTC_HELPER("job_max_slots", "requires", "cost", ((1LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
+    RTC("job_max_slots", "requires", "current", rtc_qs_job_counts_ok(current));
+    RTC("job_max_slots", "requires", "cost", ((1LL <= ((long long)slot_cost)) && (((long long)slot_cost) <= QS_COST_MAX_RTC)));
     int64_t rtc_result = (job_max_slots)(current, slot_cost);
-    RTC_HELPER("job_max_slots", "ensures", "value", ((rtc_result == ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)slot_cost)))));
+    RTC("job_max_slots", "ensures", "value", ((rtc_result == ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)slot_cost)))));
     return rtc_result;
 }
 #define job_max_slots(...) rtc_check_job_max_slots(__VA_ARGS__)
@@ -72,15 +72,15 @@ static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_
     /* checked in part: requires out: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: ensures fits: \at(..., Pre) of \result read after the call (assigns: only *out-parameters); \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns *out_delay, *out_total, *out_max (a frame condition, proved by WP) */
-    RTC_HELPER("job_candidate_scan", "requires", "s", (((s != NULL)) && ((0LL <= ((long long)s->now)) && (((long long)s->now) <= QS_TIME_MAX_RTC))));
-    RTC_HELPER("job_candidate_scan", "requires", "current", (rtc_qs_job_counts_ok(current) && ((current->transport == t))));
-    RTC_HELPER("job_candidate_scan", "requires", "cost", (((t != NULL)) && ((1LL <= ((long long)t->slot_cost)) && (((long long)t->slot_cost) <= QS_COST_MAX_RTC))));
-    RTC_HELPER("job_candidate_scan", "requires", "out", (((((out_delay != NULL)) && ((out_total != NULL))) && ((out_max != NULL))) && (((const void *)out_delay != (const void *)out_total) && ((const void *)out_delay != (const void *)out_max) && ((const void *)out_total != (const void *)out_max))));
+    RTC("job_candidate_scan", "requires", "s", (((s != NULL)) && ((0LL <= ((long long)s->now)) && (((long long)s->now) <= QS_TIME_MAX_RTC))));
+    RTC("job_candidate_scan", "requires", "current", (rtc_qs_job_counts_ok(current) && ((current->transport == t))));
+    RTC("job_candidate_scan", "requires", "cost", (((t != NULL)) && ((1LL <= ((long long)t->slot_cost)) && (((long long)t->slot_cost) <= QS_COST_MAX_RTC))));
+    RTC("job_candidate_scan", "requires", "out", (((((out_delay != NULL)) && ((out_total != NULL))) && ((out_max != NULL))) && (((const void *)out_delay != (const void *)out_total) && ((const void *)out_delay != (const void *)out_max) && ((const void *)out_total != (const void *)out_max))));
     long long rtc_old_0 = ((current) != NULL && (t) != NULL) ? ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)t->slot_cost)) : 0;
     qs_job * rtc_result = (job_candidate_scan)(s, t, current, early_stop, out_delay, out_total, out_max);
-    RTC_HELPER("job_candidate_scan", "ensures", "max", ((((long long)(*out_max)) == rtc_old_0)));
-    RTC_HELPER("job_candidate_scan", "ensures", "score", (!((rtc_result != NULL)) || (((1LL <= ((long long)(*out_total))) && (((long long)(*out_total)) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)(*out_delay))) && (((long long)(*out_delay)) <= QS_DELAY_SAFE_RTC)))));
-    RTC_HELPER("job_candidate_scan", "ensures", "fits", (!((rtc_result != NULL)) || ((((((rtc_qs_job_counts_ok(rtc_result) && ((rtc_result->child_head == NULL))) && (!rtc_qs_is_blocker(rtc_result)))) && ((1LL <= (rtc_qs_needed(rtc_result))) && ((rtc_qs_needed(rtc_result)) <= ((long long)(*out_max))))) && ((((long long)(*out_total)) == (rtc_qs_total(rtc_result))))) && ((((long long)(*out_delay)) == (rtc_qs_delay(rtc_result, ((long long)s->now))))))));
+    RTC("job_candidate_scan", "ensures", "max", ((((long long)(*out_max)) == rtc_old_0)));
+    RTC("job_candidate_scan", "ensures", "score", (!((rtc_result != NULL)) || (((1LL <= ((long long)(*out_total))) && (((long long)(*out_total)) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)(*out_delay))) && (((long long)(*out_delay)) <= QS_DELAY_SAFE_RTC)))));
+    RTC("job_candidate_scan", "ensures", "fits", (!((rtc_result != NULL)) || ((((((rtc_qs_job_counts_ok(rtc_result) && ((rtc_result->child_head == NULL))) && (!rtc_qs_is_blocker(rtc_result)))) && ((1LL <= (rtc_qs_needed(rtc_result))) && ((rtc_qs_needed(rtc_result)) <= ((long long)(*out_max))))) && ((((long long)(*out_total)) == (rtc_qs_total(rtc_result))))) && ((((long long)(*out_delay)) == (rtc_qs_delay(rtc_result, ((long long)s->now))))))));
     return rtc_result;
 }
 #define job_candidate_scan(...) rtc_check_job_candidate_scan(__VA_ARGS__)

@@ -19,13 +19,13 @@ static inline void rtc_check_job_count_selection(qs_job *job)
 {
     /* checked in part: requires job: \valid(p) as p != NULL (the sanitizers check the rest) */
     /* not checked at run time: assigns job->slots_available, job->slots_used (a frame condition, proved by WP) */
-    RTC_HELPER("job_count_selection", "requires", "job", ((job != NULL)));
-    RTC_HELPER("job_count_selection", "requires", "counts", ((((-QS_SLOTS_MAX_RTC) <= ((long long)job->slots_available)) && (((long long)job->slots_available) < QS_SLOTS_MAX_RTC)) && (((-((long long)QS_COUNT_MAX)) <= ((long long)job->slots_used)) && (((long long)job->slots_used) < ((long long)QS_COUNT_MAX)))));
+    RTC("job_count_selection", "requires", "job", ((job != NULL)));
+    RTC("job_count_selection", "requires", "counts", ((((-QS_SLOTS_MAX_RTC) <= ((long long)job->slots_available)) && (((long long)job->slots_available) < QS_SLOTS_MAX_RTC)) && (((-((long long)QS_COUNT_MAX)) <= ((long long)job->slots_used)) && (((long long)job->slots_used) < ((long long)QS_COUNT_MAX)))));
     long long rtc_old_0 = ((job) != NULL) ? ((long long)job->slots_available) : 0;
     long long rtc_old_1 = ((job) != NULL) ? ((long long)job->slots_used) : 0;
     (job_count_selection)(job);
-    RTC_HELPER("job_count_selection", "ensures", "counter", ((((long long)job->slots_available) == (rtc_old_0 + 1LL))));
-    RTC_HELPER("job_count_selection", "ensures", "used", ((((long long)job->slots_used) == (rtc_old_1 + 1LL))));
+    RTC("job_count_selection", "ensures", "counter", ((((long long)job->slots_available) == (rtc_old_0 + 1LL))));
+    RTC("job_count_selection", "ensures", "used", ((((long long)job->slots_used) == (rtc_old_1 + 1LL))));
 }
 #define job_count_selection(...) rtc_check_job_count_selection(__VA_ARGS__)
 

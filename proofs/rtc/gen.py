@@ -1,28 +1,31 @@
 #!/usr/bin/env python3
-"""proofs/rtc/gen.py - C checks generated from the kernels' ACSL contracts.
+"""proofs/rtc/gen.py - C checks generated from the core's ACSL contracts.
 
-Owns: src/kernels_rtc.h, the run-time check of every contract of
-src/kernels.c (issue 15, item 3).  Frama-C's E-ACSL would do this, but the
-Debian build of Frama-C 25 ships no e-acsl-gcc.sh and its plug-in stops
-with an internal error on src/kernels.c (proofs/README.md, "Run-time
-checks"), so the contracts are translated here, with Python's standard
-library only.
+Owns: the run-time check of every contract of the core (issue 15, item 3):
+src/kernels_rtc.h (the arithmetic kernels of src/kernels.c),
+src/X_rtc.h (the proved scheduler helpers of src/X.c), and the two
+headers of the logic they call: src/kernels_logic_rtc.h (the constants,
+predicates and logic functions of src/kernels.h, and the RTC macro) and
+src/contracts_rtc.h (those of src/sched_int.h).  Each definition is
+emitted once.  Frama-C's E-ACSL would do this, but the Debian build of
+Frama-C 25 ships no e-acsl-gcc.sh and its plug-in stops with an internal
+error on src/kernels.c (proofs/README.md, "Run-time checks"), so the
+contracts are translated here, with Python's standard library only.
 
-What it reads: each `/*@ ... */` block of src/kernels.c that comes just
-before a function definition (the loop annotations and asserts inside
-functions are not contracts and are left out), and the `logic integer`
-constants, `predicate`s and `logic` functions of src/kernels.h.
+What it reads: each `/*@ ... */` block that comes just before a
+contracted function (the loop annotations and asserts inside functions
+are not contracts and are left out); the `logic` constants, `predicate`s
+and `logic` functions of src/kernels.h and src/sched_int.h; the structure
+definitions (field types) of the headers the contracts read.
 
-What it writes: a header that src/kernels.c includes twice when compiled
-with -DQS_CONTRACT_CHECKS (never otherwise: the product build is not
-changed by a byte).  The first time it renames every contracted kernel
-K to K_unchecked; the second time it defines K: check each `requires`
-(a failure is a caller's bug), call K_unchecked, check each `ensures`
-(a failure is the kernel's bug); a clause of a behaviour is checked when
-its `assumes` hold.  A violation prints
+One typed translator (class Parser) reads every contract: each
+expression carries its C type, so `->` and `.` fields, \\old of fields and
+of *p, \\result, \\null, \\valid and \\separated all translate the same way
+for a kernel and for a helper.  A violation prints
     qsched: contract violated: FUNCTION requires|ensures NAME
 on stderr and aborts, which the sanitizer, fuzz and model-checker builds
-all report as a failure.
+all report as a failure; NAME is BEHAVIOUR.CLAUSE for a clause of a
+behaviour, which is checked when its assumes held on entry.
 
 ACSL integers are unbounded; the checks compute in long long, which holds
 every product the contracts form under their own preconditions (the
@@ -31,12 +34,14 @@ in IEEE binary64 as C does, so an `exact` clause of a float kernel is
 checked bit for bit, rounding included (what the real-number proof cannot
 see).  Clauses this translator cannot express in C are listed in the
 header with the reason, never silently dropped: quantifiers, real-number
-casts, \\valid and \\separated (the sanitizers check memory), and the Why3
-functions of the axiomatic QsSlots (each has a `value`-style clause beside
-it that is checked).
+casts, inductive predicates, and the Why3 functions of the axiomatic
+QsSlots (each has a `value`-style clause beside it that is checked);
+\\valid is checked as non-NULL and \\separated as distinct addresses (the
+sanitizers check the rest), and such clauses are marked "in part".
 
 Usage: gen.py [--check|--figures]   (--check: fail if a generated header is
-stale; --figures: per helper "FILE FUNCTION CLAUSES CHECKED IN-PART NOT")
+stale; --figures: per contracted function "FILE FUNCTION CLAUSES CHECKED
+IN-PART NOT")
 """
 import re
 import sys
@@ -44,6 +49,7 @@ import sys
 KERNELS_C = "src/kernels.c"
 KERNELS_H = "src/kernels.h"
 OUT = "src/kernels_rtc.h"
+LOGIC_OUT = "src/kernels_logic_rtc.h"
 
 
 class Unsupported(Exception):
@@ -71,185 +77,6 @@ def tokens(text):
 
 
 TYPES = {"double", "integer", "int", "real", "long"}
-
-
-class Parser:
-    """Recursive descent over the ACSL expressions the kernels use.
-    Emits fully parenthesised C.  `ints` are the names whose values are
-    integers (cast to long long); `olds` collects \\old(*p)."""
-
-    def __init__(self, text, ctx):
-        self.t = tokens(text)
-        self.i = 0
-        self.ctx = ctx
-
-    def peek(self, k=0):
-        return self.t[self.i + k][1] if self.i + k < len(self.t) else None
-
-    def take(self, want=None):
-        tok = self.peek()
-        if want is not None and tok != want:
-            raise Unsupported("expected %s, got %s" % (want, tok))
-        self.i += 1
-        return tok
-
-    def parse(self):
-        e = self.ternary()
-        if self.peek() is not None:
-            raise Unsupported("trailing %s" % self.peek())
-        return e
-
-    def ternary(self):
-        c = self.equiv()
-        if self.peek() == "?":
-            self.take()
-            a = self.ternary()
-            self.take(":")
-            b = self.ternary()
-            return "(%s ? %s : %s)" % (c, a, b)
-        return c
-
-    def equiv(self):
-        a = self.impl()
-        while self.peek() == "<==>":
-            self.take()
-            b = self.impl()
-            a = "(!%s == !%s)" % (a, b)
-        return a
-
-    def impl(self):
-        a = self.lor()
-        if self.peek() == "==>":
-            self.take()
-            b = self.impl()
-            return "(!%s || %s)" % (a, b)
-        return a
-
-    def lor(self):
-        a = self.land()
-        while self.peek() == "||":
-            self.take()
-            a = "(%s || %s)" % (a, self.land())
-        return a
-
-    def land(self):
-        a = self.rel()
-        while self.peek() == "&&":
-            self.take()
-            a = "(%s && %s)" % (a, self.rel())
-        return a
-
-    def rel(self):
-        # ACSL chains comparisons: a <= b < c means a <= b && b < c.
-        terms, ops = [self.add()], []
-        while self.peek() in ("<", "<=", ">", ">=", "==", "!="):
-            ops.append(self.take())
-            terms.append(self.add())
-        if not ops:
-            return terms[0]
-        parts = ["(%s %s %s)" % (terms[k], ops[k], terms[k + 1])
-                 for k in range(len(ops))]
-        return "(%s)" % " && ".join(parts)
-
-    def add(self):
-        a = self.mul()
-        while self.peek() in ("+", "-"):
-            op = self.take()
-            a = "(%s %s %s)" % (a, op, self.mul())
-        return a
-
-    def mul(self):
-        a = self.unary()
-        while self.peek() in ("*", "/", "%"):
-            op = self.take()
-            a = "(%s %s %s)" % (a, op, self.unary())
-        return a
-
-    def unary(self):
-        tok = self.peek()
-        if tok in ("-", "!"):
-            self.take()
-            return "(%s%s)" % (tok, self.unary())
-        if tok == "*":
-            self.take()
-            name = self.take()
-            return "(*%s)" % name
-        if tok == "(" and self.peek(1) in TYPES and self.peek(2) == ")":
-            self.take()
-            ty = self.take()
-            self.take(")")
-            if ty == "real":
-                raise Unsupported("real-number cast")
-            inner = self.unary()
-            return "((%s)%s)" % ("double" if ty == "double" else "long long", inner)
-        return self.primary()
-
-    def args(self):
-        self.take("(")
-        out = []
-        if self.peek() != ")":
-            out.append(self.ternary())
-            while self.peek() == ",":
-                self.take()
-                out.append(self.ternary())
-        self.take(")")
-        return out
-
-    def primary(self):
-        kind, tok = self.t[self.i] if self.i < len(self.t) else (None, None)
-        if tok == "(":
-            self.take()
-            e = self.ternary()
-            self.take(")")
-            return "(%s)" % e
-        if kind == "num":
-            self.take()
-            if tok.endswith("d"):
-                tok = tok[:-1]
-            if re.fullmatch(r"\d+", tok):
-                tok += "LL"
-            return tok
-        if kind != "id":
-            raise Unsupported("unexpected %s" % tok)
-        self.take()
-        builtins = {"\\le_double": "<=", "\\lt_double": "<", "\\eq_double": "=="}
-        if tok in builtins:
-            a, b = self.args()
-            return "(%s %s %s)" % (a, builtins[tok], b)
-        if tok == "\\is_finite":
-            (a,) = self.args()
-            return "isfinite(%s)" % a
-        if tok == "\\sqrt":
-            (a,) = self.args()
-            return "sqrt(%s)" % a
-        if tok == "\\result":
-            return self.ctx["result"]
-        if tok == "\\old":
-            self.take("(")
-            if self.peek() == "*":
-                self.take()
-                name = self.take()
-                self.take(")")
-                self.ctx["olds"].add(name)
-                return "rtc_old_%s" % name
-            e = self.ternary()   # parameters are passed by value: unchanged
-            self.take(")")
-            return e
-        if tok.startswith("\\"):
-            raise Unsupported(tok)
-        if tok in DOUBLE_OPS:
-            a, b = self.args()
-            return "(%s %s %s)" % (a, DOUBLE_OPS[tok], b)
-        if tok in self.ctx["logic"]:
-            return "rtc_%s(%s)" % (tok, ", ".join(self.args()))
-        if self.peek() == "(":
-            raise Unsupported("logic function %s without a C definition" % tok)
-        if tok in self.ctx["ints"]:
-            return "((long long)%s)" % tok
-        if tok in self.ctx["consts"] or tok in self.ctx["doubles"] or \
-                tok.startswith("QS_"):
-            return tok
-        raise Unsupported("unknown name %s" % tok)
 
 
 # The axiomatic QsDouble of kernels.h: C's binary64 + - / (WP binds them
@@ -282,188 +109,12 @@ def strip_line_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-def c_expr(text, ctx):
-    return Parser(" ".join(text.split()), ctx).parse()
-
-
-def header_logic(h):
-    """The logic constants, predicates and functions of kernels.h."""
-    acsl = "\n".join(re.findall(r"/\*@(.*?)\*/", h, re.S))
-    acsl = strip_line_comments(acsl)
-    acsl = re.sub(r"axiomatic\s+\w+\s*\{.*?\}", "", acsl, flags=re.S)
-    acsl = expand_lets(acsl)
-    consts, logic, defs = {}, {}, []
-    for stmt in acsl.split(";"):
-        stmt = " ".join(stmt.split())
-        m = re.fullmatch(r"logic integer (\w+) = (.*)", stmt)
-        if m:
-            consts[m.group(1)] = m.group(2)
-            continue
-        m = re.fullmatch(r"(predicate|logic (integer|double)) (\w+)\((.*?)\) = (.*)", stmt)
-        if m:
-            logic[m.group(3)] = (m.group(1), m.group(2), m.group(4), m.group(5))
-    return consts, logic, defs
-
-
-def emit_logic(consts, logic):
-    out = ["/* The logic constants of kernels.h, as C constants. */"]
-    ctx0 = {"ints": set(), "doubles": set(), "consts": set(consts),
-            "logic": set(), "olds": set(), "result": None}
-    for name, val in consts.items():
-        out.append("#define %s_RTC ((long long)(%s))" % (name, rtc_consts(c_expr(val, ctx0), consts)))
-    out.append("/* The predicates and logic functions of kernels.h. */")
-    names = set()
-    for name, (kind, rty, params, body) in logic.items():
-        cparams, ints, dbls = [], set(), set()
-        for p in params.split(","):
-            ty, pn = p.split()
-            if ty == "double":
-                cparams.append("double " + pn)
-                dbls.add(pn)
-            else:
-                cparams.append("long long " + pn)
-                ints.add(pn)
-        ctx = {"ints": ints, "doubles": dbls, "consts": set(consts),
-               "logic": set(names), "olds": set(), "result": None}
-        ret = "int" if kind == "predicate" else \
-            ("double" if rty == "double" else "long long")
-        out.append("static %s rtc_%s(%s)\n{\n    return %s;\n}" %
-                   (ret, name, ", ".join(cparams), rtc_consts(c_expr(body, ctx), consts)))
-        names.add(name)
-    return out, names
-
-
-def rtc_consts(expr, consts):
-    """Logic constants that are not C macros read as NAME_RTC."""
-    for name in consts:
-        expr = re.sub(r"\b%s\b" % name, name + "_RTC", expr)
-    return expr
-
-
-SIG = re.compile(r"\s*((?:/\*(?!@)(?:[^*]|\*(?!/))*\*/\s*)*)"
-                 r"(int|double|long long)\s+(qs_\w+)\s*\(([^)]*)\)\s*\{")
-
-
-def contracts(c):
-    """(return type, name, params, contract text) of each contracted kernel."""
-    out = []
-    for m in re.finditer(r"/\*@(.*?)\*/", c, re.S):
-        s = SIG.match(c, m.end())
-        if not s:
-            continue   # a lemma block, or an annotation inside a function
-        params = [p.strip() for p in s.group(4).split(",")]
-        out.append((s.group(2), s.group(3), params, m.group(1)))
-    return out
-
-
-def clauses(text):
-    """(kind, name, expression, assumes) of each requires/ensures."""
-    out, assumes = [], None
-    for stmt in strip_line_comments(text).split(";"):
-        stmt = " ".join(stmt.split())
-        m = re.match(r"behavior (\w+):\s*(.*)", stmt)
-        if m:
-            assumes, stmt = [], m.group(2)
-        if stmt.startswith("assumes "):
-            assumes.append(stmt[len("assumes "):])
-            continue
-        # `check ensures` (proved, not assumed by callers) is checked too
-        m = re.fullmatch(r"(?:check )?(requires|ensures) (?:(\w+):)?\s*(.*)", stmt)
-        if m:
-            out.append((m.group(1), m.group(2) or "unnamed", m.group(3),
-                        list(assumes) if assumes is not None else []))
-    return out
-
-
-def generate():
-    c = open(KERNELS_C).read()
-    h = open(KERNELS_H).read()
-    consts, logic, _ = header_logic(h)
-    logic_out, logic_names = emit_logic(consts, logic)
-    lines = [
-        "/*",
-        " * kernels_rtc.h - GENERATED by proofs/rtc/gen.py from the ACSL",
-        " * contracts of src/kernels.c and src/kernels.h; do not edit (make",
-        " * check fails when it is stale).  Included by src/kernels.c only",
-        " * under -DQS_CONTRACT_CHECKS (the sanitizer build of make check, the",
-        " * fuzz builds and the model checker's build): each contracted kernel",
-        " * checks its requires and ensures at run time and aborts on a",
-        " * violation.  proofs/README.md, \"Run-time checks\".",
-        " */",
-        "#ifndef QS_RTC_WRAPPERS",
-        "/* First inclusion, before the kernels: rename them. */",
-    ]
-    kernels = contracts(c)
-    for ret, name, params, _ in kernels:
-        lines.append("#define %s %s_unchecked" % (name, name))
-    for ret, name, params, _ in kernels:
-        lines.append("%s %s_unchecked(%s);" % (ret, name, ", ".join(params)))
-    lines += ["#else", "/* Second inclusion, after the kernels: the checked ones. */",
-              "#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>"]
-    for ret, name, params, _ in kernels:
-        lines.append("#undef %s" % name)
-    lines += [
-        "static void rtc_violated(const char *fn, const char *kind, const char *clause)",
-        "{",
-        "    fprintf(stderr, \"qsched: contract violated: %s %s %s\\n\", fn, kind, clause);",
-        "    abort();",
-        "}",
-        "#define RTC(fn, kind, clause, ok) \\",
-        "    do { if (!(ok)) rtc_violated(fn, kind, clause); } while (0)",
-    ]
-    lines += logic_out
-    checked = skipped = 0
-    for ret, name, params, text in kernels:
-        ints, dbls, ptrs, pnames = set(), set(), {}, []
-        for p in params:
-            m = re.fullmatch(r"(.*?)(\*?)\s*(\w+)", p)
-            ty, star, pn = m.group(1).strip(), m.group(2), m.group(3)
-            pnames.append(pn)
-            if star:
-                ptrs[pn] = ty
-            elif ty == "double":
-                dbls.add(pn)
-            else:
-                ints.add(pn)
-        result = "rtc_result" if ret == "double" else "((long long)rtc_result)"
-        ctx = {"ints": ints, "doubles": dbls | set(ptrs), "consts": set(consts),
-               "logic": logic_names, "olds": set(), "result": result}
-        pre, post, notes = [], [], []
-        for kind, cname, expr, assumes in clauses(text):
-            try:
-                e = c_expr(expr, ctx)
-                for a in reversed(assumes):
-                    e = "(!%s || %s)" % (c_expr(a, ctx), e)
-            except Unsupported as why:
-                notes.append("    /* not checked at run time: %s %s (%s) */"
-                             % (kind, cname, why))
-                skipped += 1
-                continue
-            checked += 1
-            stmt = "    RTC(\"%s\", \"%s\", \"%s\", %s);" % (
-                name, kind, cname, rtc_consts(e, consts))
-            (pre if kind == "requires" else post).append(stmt)
-        lines.append("%s %s(%s)\n{" % (ret, name, ", ".join(params)))
-        lines.append("    %s rtc_result;" % ret)
-        lines += notes + pre
-        for p in sorted(ctx["olds"]):
-            lines.append("    %s rtc_old_%s = *%s;" % (ptrs[p], p, p))
-        lines.append("    rtc_result = %s_unchecked(%s);" % (name, ", ".join(pnames)))
-        lines += post
-        lines.append("    return rtc_result;\n}")
-    lines.append("#endif")
-    lines.append("/* %d clauses checked, %d not expressible in C (listed above). */"
-                 % (checked, skipped))
-    return "\n".join(lines) + "\n", checked, skipped
-
-
-
 # ---------------------------------------------------------------------
-# The scheduler's proved helpers (issue 15, item 3, second half).
+# What the contracts read, and the two mechanisms.
 #
-# Their contracts read the scheduler's structures: `->` and `.` fields,
-# \old of fields, \result, \null, \valid, \separated, and the predicates
-# and logic functions of kernels.h and sched_int.h over pointers.  So this
+# The contracts read the scheduler's structures: `->` and `.` fields,
+# \old of fields and of *p, \result, \null, \valid, \separated, and the
+# predicates and logic functions of kernels.h and sched_int.h.  So the
 # translator is typed: every expression carries its C type ("int" for any
 # integer, computed in long long; "double"; "ptr:T"; "struct:T"; "bool"),
 # field types are read from the structure definitions (sched_int.h,
@@ -472,15 +123,24 @@ def generate():
 # guarded by that pointer's being non-null; a clause that uses the value
 # when it was null is guarded by the contract itself, `p != \null ==>`).
 #
-# The mechanism (static helpers, defined and called in one file): for each
-# contracted helper F the file's generated header src/X_rtc.h declares F,
-# defines rtc_check_F (requires, saves, the call (F)(...), ensures) and
+# The kernels (external functions called from every core file): src/kernels.c
+# includes src/kernels_rtc.h twice under QS_CONTRACT_CHECKS.  The first
+# inclusion renames each contracted kernel K to K_unchecked; the second,
+# after the kernels, defines K: the requires, the saves, the call of
+# K_unchecked, the ensures.
+#
+# The helpers (static, defined and called in one file): for each contracted
+# helper F the file's generated header src/X_rtc.h declares F, defines
+# rtc_check_F (requires, saves, the call (F)(...), ensures) and
 #     #define F(...) rtc_check_F(__VA_ARGS__)
 # The definition is written `static T (F)(...)`, so the macro does not
 # expand there; every call after the header's #include goes through the
 # check.  src/X.c includes the header under QS_CONTRACT_CHECKS only, right
 # after its own includes (before any call), so the product build and
 # Frama-C never see it.
+#
+# Both build a check's body with check_function below, from the same
+# clauses, so a kernel and a helper are checked the same way.
 # ---------------------------------------------------------------------
 
 HELPERS = [
@@ -496,8 +156,7 @@ HELPERS = [
 COMMON_OUT = "src/contracts_rtc.h"
 STRUCT_SOURCES = ["src/params.h", "src/sched_int.h"] + \
     sorted({h for _, h, _ in HELPERS if h.endswith(".h")})
-LOGIC_SOURCES = ["src/kernels.h", "src/sched_int.h"]
-INT_TYPES = {"int", "int64_t", "uint64_t", "unsigned", "size_t", "long",
+INT_TYPES = {"int", "int64_t", "uint64_t", "unsigned", "size_t", "long", "long long",
              "uint32_t", "int32_t", "char", "integer", "boolean"}
 
 
@@ -575,18 +234,47 @@ def read_structs(paths):
     return structs
 
 
-class HParser(Parser):
-    """The typed translator of the helpers' contracts.  ctx: params
-    {name: ty}, structs, logic {name: (ret ty, [param ty])}, result (ty or
+class Parser:
+    """The typed translator: recursive descent over the contracts' ACSL,
+    emitting fully parenthesised C.  ctx: params {name: ty}, structs,
+    logic {name: (ret ty, [param ty], [why in part])}, result (ty or
     None), consts (int), rconsts (real), olds (list of (var, ty, guard,
-    expr)), notes (set of reasons a clause is checked only in part)."""
+    expr)), notes (set of reasons a clause is checked only in part), bad
+    {name: why not translatable}."""
 
     def __init__(self, text, ctx):
-        Parser.__init__(self, text, ctx)
+        self.t = tokens(text)
+        self.i = 0
+        self.ctx = ctx
         self.in_old = 0
         self.derefs = None
 
-    # parse() is Parser's: it calls this class's ternary().
+    def peek(self, k=0):
+        return self.t[self.i + k][1] if self.i + k < len(self.t) else None
+
+    def take(self, want=None):
+        tok = self.peek()
+        if want is not None and tok != want:
+            raise Unsupported("expected %s, got %s" % (want, tok))
+        self.i += 1
+        return tok
+
+    def parse(self):
+        e = self.ternary()
+        if self.peek() is not None:
+            raise Unsupported("trailing %s" % self.peek())
+        return e
+
+    def args(self):
+        self.take("(")
+        out = []
+        if self.peek() != ")":
+            out.append(self.ternary())
+            while self.peek() == ",":
+                self.take()
+                out.append(self.ternary())
+        self.take(")")
+        return out
 
     def ternary(self):
         c = self.equiv()
@@ -764,6 +452,9 @@ class HParser(Parser):
         if tok == "\\is_finite":
             (a,) = self.args()
             return E("isfinite(%s)" % a, "bool")
+        if tok == "\\sqrt":
+            (a,) = self.args()
+            return E("sqrt(%s)" % a, "double")
         if tok == "\\null":
             return E("NULL", "ptr:void")
         if tok in ("\\valid", "\\valid_read"):
@@ -847,8 +538,8 @@ class HParser(Parser):
         raise Unsupported("unknown name %s" % tok)
 
 
-def h_expr(text, ctx):
-    return HParser(" ".join(text.split()), ctx).parse()
+def c_expr(text, ctx):
+    return Parser(" ".join(text.split()), ctx).parse()
 
 
 def read_logic(paths):
@@ -887,54 +578,50 @@ def read_logic(paths):
     return consts, rconsts, defs, bad
 
 
-def emit_common(structs):
-    consts, rconsts, defs, bad = read_logic(LOGIC_SOURCES)
-    out = [
-        "/*",
-        " * contracts_rtc.h - GENERATED by proofs/rtc/gen.py from the ACSL",
-        " * definitions of src/kernels.h and src/sched_int.h; do not edit (make",
-        " * check fails when it is stale).  The logic constants, predicates and",
-        " * logic functions the scheduler helpers' contracts call, as C, for the",
-        " * run-time checks of the src/X_rtc.h headers (QS_CONTRACT_CHECKS builds only).",
-        " * proofs/README.md, \"Run-time checks\".",
-        " */",
-        "#ifndef QSCHED_CONTRACTS_RTC_H",
-        "#define QSCHED_CONTRACTS_RTC_H",
-        "#include <math.h>",
-        "#include <stdio.h>",
-        "#include <stdlib.h>",
-        "#include \"kernels.h\"",
-        "#include \"sched_int.h\"",
-        "",
-        "/* A violated clause: FUNCTION requires|ensures CLAUSE, then abort. */",
-        "static inline void rtc_helper_violated(const char *fn, const char *kind,",
-        "                                       const char *clause)",
-        "{",
-        "    fprintf(stderr, \"qsched: contract violated: %s %s %s\\n\", fn, kind, clause);",
-        "    abort();",
-        "}",
-        "#define RTC_HELPER(fn, kind, clause, ok) \\",
-        "    do { if (!(ok)) rtc_helper_violated(fn, kind, clause); } while (0)",
-        "",
-        "/* The logic constants (integers in long long, reals as doubles). */",
-    ]
+SIG = re.compile(r"\s*((?:/\*(?!@)(?:[^*]|\*(?!/))*\*/\s*)*)"
+                 r"(int|double|long long)\s+(qs_\w+)\s*\(([^)]*)\)\s*\{")
+
+
+def contracts(c):
+    """(return type, name, params, contract text) of each contracted kernel."""
+    out = []
+    for m in re.finditer(r"/\*@(.*?)\*/", c, re.S):
+        s = SIG.match(c, m.end())
+        if not s:
+            continue   # a lemma block, or an annotation inside a function
+        params = [p.strip() for p in s.group(4).split(",")]
+        out.append((s.group(2), s.group(3), params, m.group(1)))
+    return out
+
+
+def emit_logic(paths, known, structs):
+    """The logic of the headers in paths, as C lines: `#define NAME_RTC`
+    for each logic constant, `static inline rtc_NAME` for each predicate
+    and logic function, and a comment for each one not translated.  known:
+    (consts, rconsts, logic, bad) of the headers emitted before, which
+    these may call; returns the same, extended."""
+    consts0, rconsts0, logic0, bad0 = known
+    consts, rconsts, defs, bad = read_logic(paths)
+    allc, allr = set(consts0) | set(consts), set(rconsts0) | set(rconsts)
+    bad = dict(bad0, **bad)
     base = {"params": {}, "structs": structs, "logic": {}, "result": None,
-            "consts": set(consts), "rconsts": set(rconsts), "olds": [],
-            "notes": set(), "bad": bad}
+            "consts": allc, "rconsts": allr, "olds": [], "notes": set(),
+            "bad": bad}
+    out = ["/* The logic constants (integers in long long, reals as doubles). */"]
     for name, val in consts.items():
-        out.append("#define %s_RTC ((long long)(%s))" % (name, h_expr(val, base)))
+        out.append("#define %s_RTC ((long long)(%s))" % (name, c_expr(val, base)))
     for name, val in rconsts.items():
-        out.append("#define %s_RTC ((double)(%s))" % (name, h_expr(val, base)))
+        out.append("#define %s_RTC ((double)(%s))" % (name, c_expr(val, base)))
     out.append("")
     out.append("/* The predicates and logic functions (non-recursive, no quantifier). */")
-    logic = {}
+    logic = dict(logic0)
     for name, (kind, ret, params, body) in defs.items():
         ctx = dict(base)
         ctx["params"] = {pn: ty for ty, pn in params}
         ctx["logic"] = dict(logic)
         ctx["notes"] = set()
         try:
-            e = h_expr(body, ctx)
+            e = c_expr(body, ctx)
         except Unsupported as why:
             bad[name] = "%s: %s" % (name, why)
             out.append("/* not translated: %s %s (%s) */" % (kind.split()[0], name, why))
@@ -944,33 +631,170 @@ def emit_common(structs):
             cret, name, ", ".join(c_type(ty, pn) for ty, pn in params), e))
         logic[name] = (ret, [ty for ty, _ in params], sorted(ctx["notes"]))
     for name, why in sorted(bad.items()):
-        if name not in logic and not why.startswith(name + ":"):
-            out.append("/* not translated: %s */" % why)
-    out.append("#endif")
-    return "\n".join(out) + "\n", consts, rconsts, logic, bad
+        if name in defs or name in read_logic(paths)[3]:
+            if name not in logic and not why.startswith(name + ":"):
+                out.append("/* not translated: %s */" % why)
+    return out, (allc, allr, logic, bad)
 
 
-PROTO = re.compile(r"\s*static\s+((?:const\s+)?[A-Za-z_]\w*(?:\s*\*)?)\s*\(?(\w+)\)?\s*"
-                   r"\(([^)]*)\)\s*([;{])", re.S)
+def emit_logic_headers(structs):
+    """src/kernels_logic_rtc.h (kernels.h's logic and the RTC macro) and
+    src/contracts_rtc.h (sched_int.h's, on top of it): {path: text}, and
+    what the contracts may call."""
+    klines, kernel_known = emit_logic([KERNELS_H], (set(), set(), {}, {}), structs)
+    kernel_logic = [
+        "/*",
+        " * kernels_logic_rtc.h - GENERATED by proofs/rtc/gen.py from the ACSL",
+        " * definitions of src/kernels.h; do not edit (make check fails when it",
+        " * is stale).  Its logic constants, predicates and logic functions as",
+        " * C, and the RTC macro, for the run-time checks of src/kernels_rtc.h",
+        " * and (through src/contracts_rtc.h) of the src/X_rtc.h headers",
+        " * (QS_CONTRACT_CHECKS builds only).  proofs/README.md, \"Run-time checks\".",
+        " */",
+        "#ifndef QSCHED_KERNELS_LOGIC_RTC_H",
+        "#define QSCHED_KERNELS_LOGIC_RTC_H",
+        "#include <math.h>",
+        "#include <stdio.h>",
+        "#include <stdlib.h>",
+        "#include \"kernels.h\"",
+        "",
+        "/* A violated clause: FUNCTION requires|ensures CLAUSE, then abort. */",
+        "static inline void rtc_violated(const char *fn, const char *kind,",
+        "                                const char *clause)",
+        "{",
+        "    fprintf(stderr, \"qsched: contract violated: %s %s %s\\n\", fn, kind, clause);",
+        "    abort();",
+        "}",
+        "#define RTC(fn, kind, clause, ok) \\",
+        "    do { if (!(ok)) rtc_violated(fn, kind, clause); } while (0)",
+        "",
+    ] + klines + ["#endif"]
+    slines, known = emit_logic(["src/sched_int.h"], kernel_known, structs)
+    common = [
+        "/*",
+        " * contracts_rtc.h - GENERATED by proofs/rtc/gen.py from the ACSL",
+        " * definitions of src/sched_int.h; do not edit (make check fails when",
+        " * it is stale).  Its logic constants, predicates and logic functions",
+        " * as C, on top of those of src/kernels.h (src/kernels_logic_rtc.h),",
+        " * for the run-time checks of the src/X_rtc.h headers",
+        " * (QS_CONTRACT_CHECKS builds only).  proofs/README.md, \"Run-time checks\".",
+        " */",
+        "#ifndef QSCHED_CONTRACTS_RTC_H",
+        "#define QSCHED_CONTRACTS_RTC_H",
+        "#include \"kernels_logic_rtc.h\"",
+        "#include \"sched_int.h\"",
+        "",
+    ] + slines + ["#endif"]
+    return {LOGIC_OUT: "\n".join(kernel_logic) + "\n",
+            COMMON_OUT: "\n".join(common) + "\n"}, known
 
 
-def helper_contracts(path):
-    """(return type, name, [param decl], contract text) of each contracted
-    static function of path (a contracts header or a core file)."""
-    text = open(path).read()
-    out = []
-    for m in re.finditer(r"^/\*@(.*?)\*/", text, re.S | re.M):
-        s = PROTO.match(text, m.end())
-        if not s:
+def parse_params(params):
+    """{name: ty} and [name] of a C parameter list."""
+    ptys, pnames = {}, []
+    for p in params:
+        pm = re.fullmatch(r"(.*?)(\**)\s*(\w+)", p)
+        ptys[pm.group(3)] = decl_type(pm.group(1) + pm.group(2))
+        pnames.append(pm.group(3))
+    return ptys, pnames
+
+
+def check_function(ret, name, params, text, known, structs, callee):
+    """The body of the check of one contracted function: the lines between
+    its `{` and `}` (notes, requires, saves of \\old, the call of callee,
+    ensures, return), and its figures (name, clauses, checked, in part,
+    not expressible, complete/disjoint checks)."""
+    consts, rconsts, logic, bad = known
+    ptys, pnames = parse_params(params)
+    rty = None if ret == "void" else decl_type(ret)
+    ctx = {"params": ptys, "structs": structs, "logic": logic, "result": rty,
+           "consts": consts, "rconsts": rconsts, "olds": [],
+           "notes": set(), "bad": bad}
+    cls, other = contract_clauses(text)
+    # \at(e, Pre) of \result: read after the call when the function
+    # assigns nothing but scalars through out-parameters (*p, p an
+    # integer pointer), so that no field e can read changes.
+    assigned = [a.strip() for o in other if o.startswith("assigns ")
+                for a in o[len("assigns "):].split(",")]
+    ctx["frame_out_only"] = bool(assigned) and all(
+        re.fullmatch(r"\*(\w+)", a) and ptys.get(a[1:]) == "ptr:int64_t"
+        for a in assigned)
+    behaviors = {}
+    for _, _, _, assumes, behavior in cls:
+        if behavior is not None:
+            behaviors.setdefault(behavior, assumes)
+    pre, post, notes = [], [], []
+    checked = partial = skipped = nbeh = 0
+    for kind, cname, expr, assumes, behavior in cls:
+        label = cname if behavior is None else "%s.%s" % (behavior, cname)
+        ctx["notes"] = set()
+        nold = len(ctx["olds"])
+        try:
+            e = c_expr(expr, ctx)
+            for a in reversed(assumes):
+                # the assumes hold on entry: saved like \old
+                p = Parser(" ".join(a.split()), ctx)
+                p.in_old, p.derefs = 1, []
+                av = p.parse()
+                av = p.saved(av) if kind == "ensures" else av
+                e = "(!%s || %s)" % (av, e)
+        except Unsupported as why:
+            del ctx["olds"][nold:]
+            notes.append("    /* not checked at run time: %s %s (%s) */"
+                         % (kind, label, why))
+            skipped += 1
             continue
-        params = [" ".join(p.split()) for p in s.group(3).split(",")]
-        out.append((" ".join(s.group(1).split()), s.group(2), params, m.group(1)))
-    return out
+        if ctx["notes"]:
+            partial += 1
+            notes.append("    /* checked in part: %s %s: %s */"
+                         % (kind, label, "; ".join(sorted(ctx["notes"]))))
+        checked += 1
+        stmt = "    RTC(\"%s\", \"%s\", \"%s\", %s);" % (name, kind, label, e)
+        (pre if kind == "requires" else post).append(stmt)
+    for o in other:
+        if o in ("complete behaviors", "disjoint behaviors") and behaviors:
+            # on entry: at least one (complete), at most one (disjoint)
+            # behaviour's assumes hold
+            ctx["notes"] = set()
+            conj = []
+            for b, assumes in behaviors.items():
+                conj.append("(%s)" % " && ".join(
+                    str(c_expr(a, ctx)) for a in assumes))
+            if o.startswith("complete"):
+                ok = " || ".join(conj)
+            else:
+                ok = "%s <= 1" % " + ".join("(%s != 0)" % c for c in conj)
+            pre.append("    RTC(\"%s\", \"behaviors\", \"%s\", %s);"
+                       % (name, o.split()[0], ok))
+            nbeh += 1
+            continue
+        notes.append("    /* not checked at run time: %s (%s) */" % (
+            o, "a frame condition, proved by WP" if o.startswith("assigns")
+            else "a property of the contract, proved by WP"))
+    lines = notes + pre
+    for var, ty, derefs, expr in ctx["olds"]:
+        if derefs:
+            g = " && ".join("(%s) != NULL" % d for d in dict.fromkeys(derefs))
+            zero = "NULL" if ty.startswith("ptr:") else ("0.0" if ty == "double" else "0")
+            if ty.startswith("struct:"):
+                raise Unsupported("guarded \\old of a struct")
+            lines.append("    %s = (%s) ? %s : %s;" % (c_type(ty, var), g, expr, zero))
+        else:
+            lines.append("    %s = %s;" % (c_type(ty, var), expr))
+    call = "%s(%s)" % (callee, ", ".join(pnames))
+    if rty is None:
+        lines.append("    %s;" % call)
+    else:
+        lines.append("    %s rtc_result = %s;" % (ret, call))
+    lines += post
+    if rty is not None:
+        lines.append("    return rtc_result;")
+    return lines, (name, checked + skipped, checked, partial, skipped, nbeh)
 
 
-def helper_clauses(text):
-    """(kind, name, expression, assumes) of each requires/ensures, and the
-    assigns and complete/disjoint lines."""
+def contract_clauses(text):
+    """(kind, name, expression, assumes, behaviour) of each requires and
+    ensures, and the assigns and complete/disjoint lines."""
     out, other, assumes, behavior = [], [], None, None
     for stmt in strip_line_comments(text).split(";"):
         stmt = " ".join(stmt.split())
@@ -980,6 +804,7 @@ def helper_clauses(text):
         if stmt.startswith("assumes "):
             assumes.append(stmt[len("assumes "):])
             continue
+        # `check ensures` (proved, not assumed by callers) is checked too
         m = re.fullmatch(r"(?:check )?(requires|ensures) (?:(\w+):)?\s*(.*)", stmt)
         if m:
             out.append((m.group(1), m.group(2) or "unnamed", m.group(3),
@@ -990,8 +815,53 @@ def helper_clauses(text):
     return out, other
 
 
-def emit_helper(src, contracts_file, out_name, common):
-    consts, rconsts, logic, bad, structs = common
+def totals(stats):
+    tot = [sum(s[k] for s in stats) for k in (1, 2, 3, 4, 5)]
+    return ("/* %d clauses: %d checked (%d of them in part, as noted), "
+            "%d not expressible (listed above); %d complete/disjoint "
+            "behaviors checked on entry. */" % tuple(tot))
+
+
+def emit_kernels(known, structs):
+    """src/kernels_rtc.h: the rename, then the checked kernels."""
+    kernels = contracts(open(KERNELS_C).read())
+    lines = [
+        "/*",
+        " * kernels_rtc.h - GENERATED by proofs/rtc/gen.py from the ACSL",
+        " * contracts of src/kernels.c; do not edit (make check fails when it",
+        " * is stale).  Included by src/kernels.c only under -DQS_CONTRACT_CHECKS",
+        " * (the sanitizer build of make check, the fuzz builds and the model",
+        " * checker's build): each contracted kernel checks its requires and",
+        " * ensures at run time and aborts on a violation.  proofs/README.md,",
+        " * \"Run-time checks\".",
+        " */",
+        "#ifndef QS_RTC_WRAPPERS",
+        "/* First inclusion, before the kernels: rename them. */",
+    ]
+    for ret, name, params, _ in kernels:
+        lines.append("#define %s %s_unchecked" % (name, name))
+    for ret, name, params, _ in kernels:
+        lines.append("%s %s_unchecked(%s);" % (ret, name, ", ".join(params)))
+    lines += ["#else", "/* Second inclusion, after the kernels: the checked ones. */",
+              "#include \"kernels_logic_rtc.h\""]
+    for ret, name, params, _ in kernels:
+        lines.append("#undef %s" % name)
+    stats = []
+    for ret, name, params, text in kernels:
+        body, st = check_function(ret, name, params, text, known, structs,
+                                  name + "_unchecked")
+        lines.append("")
+        lines.append("%s %s(%s)\n{" % (ret, name, ", ".join(params)))
+        lines += body
+        lines.append("}")
+        stats.append(st)
+    lines.append("#endif")
+    lines.append(totals(stats))
+    return "\n".join(lines) + "\n", stats
+
+
+def emit_helper(src, contracts_file, out_name, known, structs):
+    """src/X_rtc.h: rtc_check_F and the macro F(...) for each helper F."""
     guard = "QSCHED_%s" % re.sub(r"\W", "_", out_name[4:]).upper()
     lines = [
         "/*",
@@ -1010,111 +880,40 @@ def emit_helper(src, contracts_file, out_name, common):
         "#define %s" % guard,
         "#include \"contracts_rtc.h\"",
     ]
-    stats, nbeh = [], [0]
+    stats = []
     for ret, name, params, text in helper_contracts(contracts_file):
-        ptys, pnames = {}, []
-        for p in params:
-            pm = re.fullmatch(r"(.*?)(\**)\s*(\w+)", p)
-            ptys[pm.group(3)] = decl_type(pm.group(1) + pm.group(2))
-            pnames.append(pm.group(3))
-        rty = None if ret == "void" else decl_type(ret)
-        ctx = {"params": ptys, "structs": structs, "logic": logic, "result": rty,
-               "consts": set(consts), "rconsts": set(rconsts), "olds": [],
-               "notes": set(), "bad": bad}
-        cls, other = helper_clauses(text)
-        # \at(e, Pre) of \result: read after the call when the function
-        # assigns nothing but scalars through out-parameters (*p, p an
-        # integer pointer), so that no field e can read changes.
-        assigned = [a.strip() for o in other if o.startswith("assigns ")
-                    for a in o[len("assigns "):].split(",")]
-        ctx["frame_out_only"] = bool(assigned) and all(
-            re.fullmatch(r"\*(\w+)", a) and ptys.get(a[1:]) == "ptr:int64_t"
-            for a in assigned)
-        behaviors = {}
-        for _, _, _, assumes, behavior in cls:
-            if behavior is not None:
-                behaviors.setdefault(behavior, assumes)
-        pre, post, notes = [], [], []
-        checked = partial = skipped = 0
-        for kind, cname, expr, assumes, behavior in cls:
-            label = cname if behavior is None else "%s.%s" % (behavior, cname)
-            ctx["notes"] = set()
-            nold = len(ctx["olds"])
-            try:
-                e = h_expr(expr, ctx)
-                for a in reversed(assumes):
-                    # the assumes hold on entry: saved like \old
-                    p = HParser(" ".join(a.split()), ctx)
-                    p.in_old, p.derefs = 1, []
-                    av = p.parse()
-                    av = p.saved(av) if kind == "ensures" else av
-                    e = "(!%s || %s)" % (av, e)
-            except Unsupported as why:
-                del ctx["olds"][nold:]
-                notes.append("    /* not checked at run time: %s %s (%s) */"
-                             % (kind, label, why))
-                skipped += 1
-                continue
-            if ctx["notes"]:
-                partial += 1
-                notes.append("    /* checked in part: %s %s: %s */"
-                             % (kind, label, "; ".join(sorted(ctx["notes"]))))
-            checked += 1
-            stmt = "    RTC_HELPER(\"%s\", \"%s\", \"%s\", %s);" % (name, kind, label, e)
-            (pre if kind == "requires" else post).append(stmt)
-        for o in other:
-            if o in ("complete behaviors", "disjoint behaviors") and behaviors:
-                # on entry: at least one (complete), at most one (disjoint)
-                # behaviour's assumes hold
-                ctx["notes"] = set()
-                conj = []
-                for b, assumes in behaviors.items():
-                    conj.append("(%s)" % " && ".join(
-                        str(h_expr(a, ctx)) for a in assumes))
-                if o.startswith("complete"):
-                    ok = " || ".join(conj)
-                else:
-                    ok = "%s <= 1" % " + ".join("(%s != 0)" % c for c in conj)
-                pre.append("    RTC_HELPER(\"%s\", \"behaviors\", \"%s\", %s);"
-                           % (name, o.split()[0], ok))
-                nbeh[0] += 1
-                continue
-            notes.append("    /* not checked at run time: %s (%s) */" % (
-                o, "a frame condition, proved by WP" if o.startswith("assigns")
-                else "a property of the contract, proved by WP"))
+        body, st = check_function(ret, name, params, text, known, structs,
+                                  "(%s)" % name)
         sig = ", ".join(params)
         lines.append("")
         lines.append("static %s (%s)(%s);" % (ret, name, sig))
         lines.append("static inline %s rtc_check_%s(%s)\n{" % (ret, name, sig))
-        lines += notes
-        lines += pre
-        for var, ty, derefs, expr in ctx["olds"]:
-            if derefs:
-                g = " && ".join("(%s) != NULL" % d for d in dict.fromkeys(derefs))
-                zero = "NULL" if ty.startswith("ptr:") else ("0.0" if ty == "double" else "0")
-                if ty.startswith("struct:"):
-                    raise Unsupported("guarded \\old of a struct")
-                lines.append("    %s = (%s) ? %s : %s;" % (c_type(ty, var), g, expr, zero))
-            else:
-                lines.append("    %s = %s;" % (c_type(ty, var), expr))
-        call = "(%s)(%s)" % (name, ", ".join(pnames))
-        if rty is None:
-            lines.append("    %s;" % call)
-        else:
-            lines.append("    %s rtc_result = %s;" % (ret, call))
-        lines += post
-        if rty is not None:
-            lines.append("    return rtc_result;")
+        lines += body
         lines.append("}")
         lines.append("#define %s(...) rtc_check_%s(__VA_ARGS__)" % (name, name))
-        stats.append((name, checked + skipped, checked, partial, skipped))
-    tot = [sum(s[k] for s in stats) for k in (1, 2, 3, 4)]
+        stats.append(st)
     lines.append("")
-    lines.append("/* %d clauses: %d checked (%d of them in part, as noted), "
-                 "%d not expressible (listed above); %d complete/disjoint "
-                 "behaviors checked on entry. */" % (tuple(tot) + (nbeh[0],)))
+    lines.append(totals(stats))
     lines.append("#endif")
     return "\n".join(lines) + "\n", stats
+
+
+PROTO = re.compile(r"\s*static\s+((?:const\s+)?[A-Za-z_]\w*(?:\s*\*)?)\s*\(?(\w+)\)?\s*"
+                   r"\(([^)]*)\)\s*([;{])", re.S)
+
+
+def helper_contracts(path):
+    """(return type, name, [param decl], contract text) of each contracted
+    static function of path (a contracts header or a core file)."""
+    text = open(path).read()
+    out = []
+    for m in re.finditer(r"^/\*@(.*?)\*/", text, re.S | re.M):
+        s = PROTO.match(text, m.end())
+        if not s:
+            continue
+        params = [" ".join(p.split()) for p in s.group(3).split(",")]
+        out.append((" ".join(s.group(1).split()), s.group(2), params, m.group(1)))
+    return out
 
 
 def every_call_checked(src, out, names):
@@ -1138,30 +937,30 @@ def every_call_checked(src, out, names):
                              % (src, n, n))
 
 
-def generate_helpers():
-    """{path: text} of every generated helper header, and the per-function
-    figures (file, name, clauses, checked, partial, not expressible)."""
+def generate():
+    """{path: text} of every generated header, and the per-function
+    figures (file, name, clauses, checked, in part, not expressible)."""
     structs = read_structs(STRUCT_SOURCES)
-    text, consts, rconsts, logic, bad = emit_common(structs)
-    outs, figures = {COMMON_OUT: text}, []
+    outs, known = emit_logic_headers(structs)
+    text, stats = emit_kernels(known, structs)
+    outs[OUT] = text
+    figures = [(KERNELS_C,) + s[:5] for s in stats]
     for src, cfile, out in HELPERS:
-        t, stats = emit_helper(src, cfile, out, (consts, rconsts, logic, bad, structs))
+        t, stats = emit_helper(src, cfile, out, known, structs)
         every_call_checked(src, out, [s[0] for s in stats])
         outs[out] = t
-        figures += [(src,) + s for s in stats]
+        figures += [(src,) + s[:5] for s in stats]
     return outs, figures
 
+
 def main():
-    text, checked, skipped = generate()
-    outs, figures = generate_helpers()
-    outs = dict(outs)
-    outs[OUT] = text
-    hc = sum(f[3] for f in figures)
-    hp = sum(f[4] for f in figures)
-    hs = sum(f[5] for f in figures)
-    summary = ("%d kernel clauses checked, %d not expressible; helpers: "
-               "%d clauses checked (%d in part), %d not expressible"
-               % (checked, skipped, hc, hp, hs))
+    outs, figures = generate()
+    k = [f for f in figures if f[0] == KERNELS_C]
+    h = [f for f in figures if f[0] != KERNELS_C]
+    summary = ("kernels: %d clauses checked (%d in part), %d not expressible; "
+               "helpers: %d clauses checked (%d in part), %d not expressible"
+               % (sum(f[3] for f in k), sum(f[4] for f in k), sum(f[5] for f in k),
+                  sum(f[3] for f in h), sum(f[4] for f in h), sum(f[5] for f in h)))
     if len(sys.argv) > 1 and sys.argv[1] == "--figures":
         for f in figures:
             print("%s %s %d %d %d %d" % f)

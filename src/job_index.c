@@ -3,8 +3,8 @@
  *
  * Owns: the two treaps of each long job list (candidates.c's header
  * describes the structure and why it is exact): the scheduler's job list
- * with its subtree aggregates (cix_*), and the by-enqueue-time list with
- * subtree sizes (tix_*); inserting, removing and re-aggregating nodes
+ * with its subtree minima (cix_*), and the by-enqueue-time list, links
+ * only (tix_*); inserting, removing and re-aggregating nodes
  * wherever jobs.c and preempt.c change the lists; building and dropping
  * them with the list's length; and the list-order questions jobs.c asks of
  * them (where job_link's walk stops, S-PRE-13 and S-MEM-10; which of two
@@ -66,7 +66,7 @@ static int cix_pull(qs_job *x)
 {
     int64_t total = QS_MAX_ENTRIES(x);
     int64_t needed = total - x->selected_entries;
-    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE, size = 1;
+    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE;
     int64_t mf = x->parent ? CIX_NONE : x->message->queued_time;
     const qs_job *c;
     int changed;
@@ -83,25 +83,26 @@ static int cix_pull(qs_job *x)
         mq = min64(mq, c->cix_min_queued);
         mt = min64(mt, c->cix_min_total);
         mf = min64(mf, c->cix_min_free);
-        size += c->cix_size;
     }
     if ((c = x->cix_right) != NULL) {
         mn = min64(mn, c->cix_min_needed);
         mq = min64(mq, c->cix_min_queued);
         mt = min64(mt, c->cix_min_total);
         mf = min64(mf, c->cix_min_free);
-        size += c->cix_size;
     }
-    /* "changed" compares all five fields: if none moved, no ancestor's
-     * minimum can move either, so the upward repair may stop here */
+    /* "changed" compares all four minima: if none moved, no ancestor's
+     * minimum can move either, so the upward repair may stop here.  There
+     * is deliberately no subtree size among the aggregates: a size changes
+     * at every ancestor of an inserted or removed job, so it would force
+     * every insertion and removal to repair the whole path to the root
+     * (issue 16: that was 11% of the blockers shape).  List positions are
+     * compared without sizes (TREE_AFTER below). */
     changed = mn != x->cix_min_needed || mq != x->cix_min_queued ||
-              mt != x->cix_min_total || mf != x->cix_min_free ||
-              size != x->cix_size;
+              mt != x->cix_min_total || mf != x->cix_min_free;
     x->cix_min_needed = mn;
     x->cix_min_queued = mq;
     x->cix_min_total = mt;
     x->cix_min_free = mf;
-    x->cix_size = size;
     return changed;
 }
 
@@ -169,7 +170,6 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
     job->cix_prio = cix_priority(job->serial);
     job->cix_min_needed = job->cix_min_queued = job->cix_min_total = CIX_NONE;
     job->cix_min_free = CIX_NONE;
-    job->cix_size = 0;
     if (!t->cix_root) {
         job->cix_up = NULL;
         t->cix_root = job;
@@ -291,7 +291,7 @@ void qsi_cix_resize(qs_transport *t)
  * last node in list order whose subtree has such a job (cix_min_free),
  * and, on the by-time list, which is in enqueue-time order, a search by
  * time.  Whether the walk would have passed the current job (or the first
- * unread one) is a comparison of list positions (subtree sizes). */
+ * unread one) is a comparison of list positions (TREE_AFTER). */
 
 /* The last job in list order with no stack parent and an enqueue time <=
  * queued_time, or NULL: where job_link's walk from the tail stops.
@@ -315,47 +315,65 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
     }
 }
 
-/* List position of x (0-based) in its tree; left/right/up/size are the
- * tree's fields. */
-/* How: the jobs before x are those in its left subtree, plus, at every
- * step up where x's side is the right one, the ancestor itself and that
- * ancestor's left subtree.  A macro because the two trees use different
- * link fields on the same struct. */
-#define TREE_RANK(x, left, right, up, size, out)                             \
+/* Whether a comes after b in the tree's in-order sequence (its list);
+ * left/right/up are the tree's link fields. */
+/* How, without subtree sizes: climb from the deeper of the two until both
+ * are at the same depth, then climb both until they meet at their lowest
+ * common ancestor L, remembering through which child each arrived.  If b
+ * is L, a lies in one of b's subtrees and comes after b exactly when that
+ * is the right one; if a is L, likewise with the roles swapped; otherwise
+ * a comes after b exactly when a arrived from L's right child (b from its
+ * left).  O(depth), as a rank would be, and no aggregate to keep.  A macro
+ * because the two trees use different link fields on the same struct. */
+#define TREE_AFTER(a, b, left, right, up, out)                               \
     do {                                                                     \
-        const qs_job *n_ = (x);                                              \
-        int64_t r_ = n_->left ? n_->left->size : 0;                          \
-        for (; n_->up; n_ = n_->up)                                          \
-            if (n_->up->right == n_)                                         \
-                r_ += 1 + (n_->up->left ? n_->up->left->size : 0);           \
-        (out) = r_;                                                          \
+        const qs_job *x_ = (a), *y_ = (b), *n_, *cx_ = NULL, *cy_ = NULL;    \
+        int dx_ = 0, dy_ = 0;                                                \
+        for (n_ = x_; n_->up; n_ = n_->up)                                   \
+            dx_++;                                                           \
+        for (n_ = y_; n_->up; n_ = n_->up)                                   \
+            dy_++;                                                           \
+        for (; dx_ > dy_; dx_--) {                                           \
+            cx_ = x_;                                                        \
+            x_ = x_->up;                                                     \
+        }                                                                    \
+        for (; dy_ > dx_; dy_--) {                                           \
+            cy_ = y_;                                                        \
+            y_ = y_->up;                                                     \
+        }                                                                    \
+        while (x_ != y_) {                                                   \
+            cx_ = x_;                                                        \
+            x_ = x_->up;                                                     \
+            cy_ = y_;                                                        \
+            y_ = y_->up;                                                     \
+        }                                                                    \
+        if (!cx_ && !cy_)                                                    \
+            (out) = 0;                      /* a == b */                     \
+        else if (!cx_)                                                       \
+            (out) = cy_ == x_->left;        /* a is L, b below it */         \
+        else                                                                 \
+            (out) = cx_ == x_->right;       /* b is L, or a right of L */    \
     } while (0)
 
 /* a comes after b on the scheduler's list (both on it, indexes on). */
 /* Used where the walk's answer depends on whether it passed the current
- * job: comparing ranks answers that in O(log n) instead of a scan. */
+ * job: comparing positions answers that in O(log n) instead of a scan. */
 int qsi_cix_after(const qs_job *a, const qs_job *b)
 {
-    int64_t ra, rb;
-    TREE_RANK(a, cix_left, cix_right, cix_up, cix_size, ra);
-    TREE_RANK(b, cix_left, cix_right, cix_up, cix_size, rb);
-    return ra > rb;
+    int after;
+    TREE_AFTER(a, b, cix_left, cix_right, cix_up, after);
+    return after;
 }
 
 /* ---- the by-time list's tree ----
- * The same treap shape over the by-time list (same priorities), with
- * subtree sizes only: the list is in enqueue-time order (S-INV-2), so it
- * is searched by time. */
+ * The same treap shape over the by-time list (same priorities), without
+ * aggregates: the list is in enqueue-time order (S-INV-2), so it is
+ * searched by time. */
 
-/* The by-time tree needs no minima: its list is sorted by enqueue time
- * (S-INV-2), so a plain search by time finds the marker; sizes give ranks
- * for qsi_tix_after.  Sharing cix_prio keeps its shape deterministic. */
-static void tix_pull(qs_job *x)
-{
-    x->tix_size = 1 + (x->tix_left ? x->tix_left->tix_size : 0) +
-                  (x->tix_right ? x->tix_right->tix_size : 0);
-}
-
+/* The by-time tree needs no aggregate at all: its list is sorted by
+ * enqueue time (S-INV-2), so a plain search by time finds the marker, and
+ * TREE_AFTER compares positions.  Sharing cix_prio keeps its shape
+ * deterministic. */
 /* Same rotation as cix_rotate_up, on the tix_* links: order unchanged. */
 static void tix_rotate_up(qs_transport *t, qs_job *x)
 {
@@ -379,15 +397,12 @@ static void tix_rotate_up(qs_transport *t, qs_job *x)
         g->tix_left = x;
     else
         g->tix_right = x;
-    tix_pull(p);
-    tix_pull(x);
 }
 
 /* After its tprev, as jobs.c just linked it (cix_prio is set: the job is
  * in the scheduler list's tree already). */
-/* As qsi_cix_insert, positioned from the list neighbour tprev; sizes on
- * the whole path are recomputed (no early stop: every ancestor's size
- * grows by one). */
+/* As qsi_cix_insert, positioned from the list neighbour tprev; with no
+ * aggregate to repair, linking and the rotations are all there is. */
 void qsi_tix_insert(qs_transport *t, qs_job *job)
 {
     qs_job *prev = job->tprev, *at;
@@ -411,11 +426,8 @@ void qsi_tix_insert(qs_transport *t, qs_job *job)
         at->tix_left = job;
         job->tix_up = at;
     }
-    tix_pull(job);
     while (job->tix_up && job->cix_prio > job->tix_up->cix_prio)
         tix_rotate_up(t, job);
-    for (at = job->tix_up; at; at = at->tix_up)
-        tix_pull(at);
 }
 
 /* As qsi_cix_remove; cix_in tells whether the job is indexed at all. */
@@ -439,8 +451,6 @@ void qsi_tix_remove(qs_transport *t, qs_job *job)
     else
         p->tix_right = NULL;
     job->tix_up = NULL;
-    for (; p; p = p->tix_up)
-        tix_pull(p);
 }
 
 /* The last job on the by-time list with an enqueue time <= queued_time,
@@ -462,8 +472,7 @@ qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time)
 /* a comes after b on the by-time list (both on it, indexes on). */
 int qsi_tix_after(const qs_job *a, const qs_job *b)
 {
-    int64_t ra, rb;
-    TREE_RANK(a, tix_left, tix_right, tix_up, tix_size, ra);
-    TREE_RANK(b, tix_left, tix_right, tix_up, tix_size, rb);
-    return ra > rb;
+    int after;
+    TREE_AFTER(a, b, tix_left, tix_right, tix_up, after);
+    return after;
 }

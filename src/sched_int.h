@@ -195,13 +195,12 @@ struct qs_job {
     qs_job *cix_left, *cix_right, *cix_up;
     uint64_t cix_prio;
     int64_t cix_min_needed, cix_min_queued, cix_min_total;
-    int64_t cix_size;         /* jobs in the subtree (list positions) */
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
     int cix_in;               /* in the tree (= on the job list) */
-    /* the same for the by-time list (candidates.c), kept with the above */
+    /* the same tree shape for the by-time list (job_index.c), kept with
+     * the above; links only, no aggregate */
     qs_job *tix_left, *tix_right, *tix_up;
-    int64_t tix_size;
     /* the incremental checker (check.c): as for queues; what it counted
      * for this job in its transport's sums */
     uint64_t ck_epoch;

@@ -283,16 +283,16 @@ static void fast_num(fast_line *f, long long v)
         "222324252627282930313233343536373839404142434445464748495051525354"
         "555657585960616263646566676869707172737475767778798081828384858687"
         "888990919293949596979899";
-    char digits[24], *d = digits + sizeof digits;
-    unsigned long long u = (unsigned long long)v;
+    unsigned long long u = (unsigned long long)v, p;
     size_t n;
+    char *d;
     if (v < 0) {
         f->full = 1;
         return;
     }
     if (u < 100 && f->end - f->p >= 2) {
         /* the commonest numbers (counts, windows, small handles) written
-         * in place, without the reversed buffer */
+         * in place */
         if (u >= 10) {
             *f->p++ = pairs[u * 2];
             *f->p++ = pairs[u * 2 + 1];
@@ -301,6 +301,19 @@ static void fast_num(fast_line *f, long long v)
         }
         return;
     }
+    /* the number of digits first (at most 19 for a long long: 10^19 still
+     * fits the unsigned type), then the digits written from the last one
+     * back, two at a time, straight into the line: no reversed buffer to
+     * copy (issue 16: a handle of 4..6 digits cost about 80 instructions
+     * with the copy) */
+    for (n = 1, p = 10; n < 19 && u >= p; p *= 10)
+        n++;
+    if ((size_t)(f->end - f->p) < n) {
+        f->full = 1;
+        return;
+    }
+    d = f->p + n;
+    f->p = d;
     while (u >= 100) {
         unsigned k = (unsigned)(u % 100) * 2;
         u /= 100;
@@ -313,13 +326,6 @@ static void fast_num(fast_line *f, long long v)
     } else {
         *--d = (char)('0' + u);
     }
-    n = (size_t)(digits + sizeof digits - d);
-    if ((size_t)(f->end - f->p) < n) {
-        f->full = 1;
-        return;
-    }
-    while (d < digits + sizeof digits) /* a few digits: no memcpy call */
-        *f->p++ = *d++;
 }
 
 /* fast_str for a literal: its length is known */

@@ -1,11 +1,11 @@
 /*
- * alloc.c - the core's allocation helpers: calloc, strdup and map
- * insertion that never fail, and the free-list pools of fixed-size
+ * alloc.c - the core's allocation helpers: calloc, strdup, map and
+ * in-flight table insertion that never fail, and the free-list pools of fixed-size
  * objects (declared in sched_int.h).
  *
  * Implements no section of SCHEDULER_README.  Owns: qsi_calloc,
- * qsi_strdup, qsi_map_put, qsi_map_put_hashed, qsi_pool_get,
- * qsi_pool_put.  The pools (qs_pool, sched_int.h) hang from the scheduler
+ * qsi_strdup, qsi_map_put, qsi_map_put_hashed, qsi_handles_put,
+ * qsi_pool_get, qsi_pool_put.  The pools (qs_pool, sched_int.h) hang from the scheduler
  * (qs_sched: entries, peers, jobs, destination queues, messages by size
  * class), so there is no hidden state here; qs_sched_free (sched.c) gives
  * their free objects back to malloc.  Why pools: the scheduling path
@@ -66,6 +66,13 @@ void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v)
     if (qs_map_put(m, str, num, v) < 0) {
         abort(); /* out of memory: see qsi_calloc */
     }
+}
+
+/* qs_handles_put that never fails (the in-flight table, map.h). */
+void qsi_handles_put(qs_handle_table *t, uint64_t h, void *v)
+{
+    if (qs_handles_put(t, h, v) < 0)
+        abort(); /* out of memory: see qsi_calloc */
 }
 
 /* The same, the key's hash given (map.h). */

@@ -111,7 +111,7 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     for (e = q->busy_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle > 0,
               "queue %s:%s: bad busy entry", t->name, q->name);
-        CHECK(qs_map_get(&s->inflight, NULL, (uint64_t)e->handle) == e,
+        CHECK(qs_handles_get(&s->inflight, (uint64_t)e->handle) == e,
               "queue %s:%s: busy entry D%lld not in flight", t->name,
               q->name, (long long)e->handle);
         busy++;
@@ -501,8 +501,8 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
      * per-queue check (each busy entry is found by its handle) this makes
      * the map and the busy lists the same set: a `done Dn` finds exactly
      * the entry that was selected as Dn (S-EV-9). */
-    CHECK(inflight == (int64_t)s->inflight.count, "deliveries in flight "
-          "%lld, queues hold %lld", (long long)s->inflight.count,
+    CHECK(inflight == (int64_t)qs_handles_count(&s->inflight), "deliveries in flight "
+          "%lld, queues hold %lld", (long long)qs_handles_count(&s->inflight),
           (long long)inflight);
     /* S-INV-8: the in-core bound that holds, G + min x A + sum over
      * transports of (R + X).  The argument: first batches take from the

@@ -254,8 +254,8 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
     } else {
         /* a busy entry must be the one its delivery handle names, or a
          * delivery end would complete the wrong entry */
-        CHECK(e->handle > 0 && qs_map_get(&s->inflight, NULL,
-                                          (uint64_t)e->handle) == e,
+        CHECK(e->handle > 0 && qs_handles_get(&s->inflight,
+                                              (uint64_t)e->handle) == e,
               "queue %s:%s: busy entry D%lld not in flight", t->name,
               q->name, (long long)e->handle);
         CHECK((e->qprev ? e->qprev->qnext == e : q->busy_head == e) &&
@@ -454,8 +454,8 @@ static int ck_global(const qs_sched *s, char *err, size_t errlen)
           "messages wait while the active queue has room");
     CHECK(s->ck_in_core == s->in_core, "in-core recipients %lld, counted "
           "%lld", (long long)s->in_core, (long long)s->ck_in_core);
-    CHECK(s->ck_busy == (int64_t)s->inflight.count, "deliveries in flight "
-          "%lld, queues hold %lld", (long long)s->inflight.count,
+    CHECK(s->ck_busy == (int64_t)qs_handles_count(&s->inflight), "deliveries in flight "
+          "%lld, queues hold %lld", (long long)qs_handles_count(&s->inflight),
           (long long)s->ck_busy);
     CHECK(s->in_core <= qs_bound_holding(s), "%lld recipients in core "
           "exceed the bound %lld (S-INV-8)", (long long)s->in_core,

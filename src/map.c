@@ -11,7 +11,8 @@
  * The key shapes in use: (message id, 0) in qs_sched.messages,
  * (transport name, 0) in qs_sched.transports, (next-hop or recipient, 0)
  * in qs_transport.queues, (NULL, queue serial) in qs_job.peers, and
- * (NULL, handle) in qs_sched.inflight.
+ * (NULL, handle) for the stragglers of qs_sched.inflight, whose other
+ * handles live in the ring of a qs_handle_table (the end of this file).
  *
  * Open addressing (issue 16): the entries live in one array, with no
  * allocation per entry (a delivery's start and end are a put and a delete
@@ -201,4 +202,130 @@ void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
     m->slot[i].value = NULL;
     m->count--;
     return v;
+}
+
+/* ---- the in-flight table (map.h: qs_handle_table) ----
+ *
+ * Invariant: every handle present is either in the window [base, base +
+ * cap), in ring slot h & (cap - 1) (each slot of the ring stands for
+ * exactly one handle of the window), or below base, in `old`.  The window
+ * only moves forward.  With handles put in increasing order, as the core
+ * does, a put either lands in the window or finds the window full from
+ * base to its end; then the window first slides over handles that have
+ * ended, and if the oldest is still in flight, the ring doubles when at
+ * least half of it is in use, or that oldest straggler moves to `old`.
+ * Every slide, move and doubling is paid for by the puts before it, so
+ * each operation is amortised O(1), and the ring has at most about four
+ * slots per handle in it. */
+
+void qs_handles_init(qs_handle_table *t)
+{
+    t->ring = NULL;
+    t->cap = t->in_ring = 0;
+    t->base = 0;
+    qs_map_init(&t->old);
+}
+
+void qs_handles_destroy(qs_handle_table *t)
+{
+    free(t->ring);
+    qs_map_destroy(&t->old);
+    qs_handles_init(t);
+}
+
+size_t qs_handles_count(const qs_handle_table *t)
+{
+    return t->in_ring + t->old.count;
+}
+
+void *qs_handles_get(const qs_handle_table *t, uint64_t h)
+{
+    if (h >= t->base)
+        return h - t->base < t->cap ? t->ring[h & (t->cap - 1)] : NULL;
+    return t->old.count ? qs_map_get(&t->old, NULL, h) : NULL;
+}
+
+/* The ring doubled (or first allocated, 8 slots), the window's values
+ * re-placed by their handles; on failure nothing changed. */
+static int handles_grow(qs_handle_table *t)
+{
+    size_t nc = t->cap ? 2 * t->cap : 8, i;
+    void **nr = calloc(nc, sizeof *nr);
+    if (!nr)
+        return -1;
+    for (i = 0; i < t->cap; i++) {
+        uint64_t h = t->base + i;
+        nr[h & (nc - 1)] = t->ring[h & (t->cap - 1)];
+    }
+    free(t->ring);
+    t->ring = nr;
+    t->cap = nc;
+    return 0;
+}
+
+/* Makes the window reach h (h >= base). */
+static int handles_make_room(qs_handle_table *t, uint64_t h)
+{
+    if (!t->in_ring)
+        t->base = h; /* an empty window may start anywhere */
+    while (h - t->base >= t->cap) {
+        void **slot = t->cap ? &t->ring[t->base & (t->cap - 1)] : NULL;
+        if (slot && !*slot) {
+            t->base++; /* that delivery ended: slide over it */
+            continue;
+        }
+        if (!t->cap || 2 * t->in_ring >= t->cap) {
+            if (handles_grow(t) < 0)
+                return -1;
+            continue;
+        }
+        /* sparse, and the oldest handle of the window still in flight: a
+         * straggler; it goes to `old` and the window moves on */
+        if (qs_map_put(&t->old, NULL, t->base, *slot) < 0)
+            return -1;
+        *slot = NULL;
+        t->base++;
+        if (!--t->in_ring)
+            t->base = h;
+    }
+    return 0;
+}
+
+int qs_handles_put(qs_handle_table *t, uint64_t h, void *value)
+{
+    if (h < t->base)
+        return qs_map_put(&t->old, NULL, h, value);
+    if (h - t->base >= t->cap && handles_make_room(t, h) < 0)
+        return -1;
+    t->ring[h & (t->cap - 1)] = value;
+    t->in_ring++;
+    return 0;
+}
+
+void *qs_handles_del(qs_handle_table *t, uint64_t h)
+{
+    void **slot, *v;
+    if (h < t->base)
+        return t->old.count ? qs_map_del(&t->old, NULL, h) : NULL;
+    if (h - t->base >= t->cap)
+        return NULL;
+    slot = &t->ring[h & (t->cap - 1)];
+    v = *slot;
+    if (v) {
+        *slot = NULL;
+        t->in_ring--;
+    }
+    return v;
+}
+
+size_t qs_handles_list(const qs_handle_table *t, uint64_t *out)
+{
+    size_t i, k = 0;
+    for (i = 0; i < t->cap; i++)
+        if (t->ring[(t->base + i) & (t->cap - 1)])
+            out[k++] = t->base + i;
+    for (i = 0; i < t->old.cap; i++)
+        if (t->old.slot[i].value)
+            out[k++] = t->old.slot[i].num;
+    return k;
 }

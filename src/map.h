@@ -2,8 +2,9 @@
  * map.h - a small hash map for the core's look-ups.
  *
  * Owns: finding a message by id, a transport by name, a destination queue by
- * name within a transport, a peer by (job, queue), and an in-flight
- * delivery by handle, each in amortised O(1).  Keys are strings and/or
+ * name within a transport, a peer by (job, queue), each in amortised O(1)
+ * by hashing; and an in-flight delivery by handle in O(1) by the handle's
+ * place in a ring (qs_handle_table).  Keys are strings and/or
  * 64-bit numbers (object serial numbers, never addresses), and no decision
  * depends on the map's order (the one walk over it, qs_in_flight_nth,
  * sorts what it finds).
@@ -45,5 +46,38 @@ int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
                       void *value);
 void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
                         uint64_t num);
+
+/* ---- the in-flight table: a value by delivery handle ----
+ * Handles are handed out in increasing order (S-EV-8) and end in any
+ * order, so the live ones sit in a window [base, base + cap) of a ring
+ * indexed by the handle itself: a put, a look-up and a delete are one
+ * array access, with no hash and no probing (issue 16: the in-flight map
+ * cost about 200 instructions a delivery).  A handle that stays in flight
+ * while the window has to move on (a straggler, when the ring is sparse)
+ * goes to the map `old`, so the ring stays O(live handles) whatever the
+ * distance between the oldest and the newest handle. */
+typedef struct qs_handle_table {
+    void **ring;       /* cap slots, NULL when free; handle h of the window
+                          at ring[h & (cap - 1)] */
+    size_t cap;        /* 0 or a power of two */
+    size_t in_ring;    /* values in the ring */
+    uint64_t base;     /* first handle of the window */
+    qs_map old;        /* values of handles below base: key (NULL, handle) */
+} qs_handle_table;
+
+void qs_handles_init(qs_handle_table *t);
+void qs_handles_destroy(qs_handle_table *t);
+/* The value of handle h, or NULL. */
+void *qs_handles_get(const qs_handle_table *t, uint64_t h);
+/* Stores a value (not NULL) under h, which must not be present.  Returns
+ * 0, or -1 out of memory (the table unchanged). */
+int qs_handles_put(qs_handle_table *t, uint64_t h, void *value);
+/* Removes h and returns its value, or NULL if h is not present. */
+void *qs_handles_del(qs_handle_table *t, uint64_t h);
+/* The number of handles present. */
+size_t qs_handles_count(const qs_handle_table *t);
+/* Writes every handle present into out (room for qs_handles_count), in
+ * no particular order; returns how many. */
+size_t qs_handles_list(const qs_handle_table *t, uint64_t *out);
 
 #endif

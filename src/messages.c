@@ -343,7 +343,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     }
     /* The handle must name a delivery in flight; the map answers in O(1)
      * and, found, forgets it (a handle is never reused, S-EV-8). */
-    e = qs_map_del(&s->inflight, NULL, (uint64_t)handle);
+    e = qs_handles_del(&s->inflight, (uint64_t)handle);
     if (!e) {
         if (err)
             snprintf(err, errlen, "D%lld is not in flight",

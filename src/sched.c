@@ -355,7 +355,7 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->min_backoff = qs_param_int(p, NULL, QP_MIN_BACKOFF);
     qs_map_init(&s->transports);
     qs_map_init(&s->messages);
-    qs_map_init(&s->inflight);
+    qs_handles_init(&s->inflight);
     return s;
 }
 
@@ -426,7 +426,7 @@ void qs_sched_free(qs_sched *s)
     }
     qs_map_destroy(&s->transports);
     qs_map_destroy(&s->messages);
-    qs_map_destroy(&s->inflight);
+    qs_handles_destroy(&s->inflight);
     qs_params_free(s->params);
     free(s->ck_msgs.v);
     free(s->ck_jobs.v);
@@ -485,36 +485,38 @@ int64_t qs_next_handle(const qs_sched *s) { return s->next_handle; }
 /* Whether `done Dhandle` would be accepted now. */
 int qs_in_flight(const qs_sched *s, int64_t handle)
 {
-    return qs_map_get(&s->inflight, NULL, (uint64_t)handle) != NULL;
+    return qs_handles_get(&s->inflight, (uint64_t)handle) != NULL;
 }
 
 /* Deliveries selected and not yet done, over all transports: the sum of
  * the queues' busy counts (S-INV-3 checks it). */
-size_t qs_in_flight_count(const qs_sched *s) { return s->inflight.count; }
+size_t qs_in_flight_count(const qs_sched *s)
+{
+    return qs_handles_count(&s->inflight);
+}
 
 /* qsort order for handles (no subtraction: it could overflow). */
-static int cmp_i64(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
 /* The i-th smallest handle in flight (O(n log n): for generators and
- * tools, never on the scheduling path).  The map is walked in hash order,
- * but the handles are sorted before one is picked, so the answer does not
- * depend on that order. */
+ * tools, never on the scheduling path).  The table lists its handles in
+ * ring and map order, but they are sorted before one is picked, so the
+ * answer does not depend on that order. */
 int64_t qs_in_flight_nth(const qs_sched *s, size_t i)
 {
-    size_t n = s->inflight.count, k = 0, b;
-    int64_t *h, v;
+    size_t n = qs_handles_count(&s->inflight);
+    uint64_t *h;
+    int64_t v;
     if (i >= n)
         return 0;
     h = qsi_calloc(n, sizeof *h);
-    for (b = 0; b < s->inflight.cap; b++)
-        if (s->inflight.slot[b].value)
-            h[k++] = (int64_t)s->inflight.slot[b].num;
-    qsort(h, n, sizeof *h, cmp_i64);
-    v = h[i];
+    qs_handles_list(&s->inflight, h);
+    qsort(h, n, sizeof *h, cmp_u64);
+    v = (int64_t)h[i];
     free(h);
     return v;
 }

@@ -385,7 +385,7 @@ struct qs_sched {
     qs_message *check_head;   /* messages whose counts changed during the
                                  current event: checked at its end */
     /* deliveries in flight: handle -> entry */
-    qs_map inflight;
+    qs_handle_table inflight;
     /* dead destinations, oldest first */
     qs_queue *dead_head, *dead_tail;
     int64_t in_core;          /* recipients in core, all messages (Postfix
@@ -481,6 +481,7 @@ void *qsi_pool_get(qs_pool *p);
 void qsi_pool_put(qs_pool *p, void *obj);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
+void qsi_handles_put(qs_handle_table *t, uint64_t h, void *v);
 void qsi_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
                         void *v);
 int qsi_postfix(const qs_sched *s);

@@ -273,7 +273,7 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_queue_update_ready(q);
     e->handle = s->next_handle++;
     QSI_CK_ENTRY(s, e);
-    qsi_map_put(&s->inflight, NULL, (uint64_t)e->handle, e);
+    qsi_handles_put(&s->inflight, (uint64_t)e->handle, e);
     t->in_flight++;
     t->deliveries++;
     s->stats.deliveries++;

@@ -93,15 +93,20 @@ static size_t name_len(const char *str, unsigned cls, size_t max)
     return (size_t)(p - str);
 }
 
-/* Copies a name (checked) to dst and returns where the next one goes,
- * pad bytes after it (the allocation's zeros end it): one strlen and one
- * memcpy instead of strcpy and then strlen of the copy. */
-static char *copy_name(char *dst, const char *name, size_t pad)
+/* Copies a name (checked, n bytes) to dst and returns where the next one
+ * goes, pad bytes after it (the allocation's zeros end it).  The length
+ * is the one the checks measured (name_len), so the copy is one memcpy. */
+static char *copy_name(char *dst, const char *name, size_t n, size_t pad)
 {
-    size_t n = strlen(name);
     memcpy(dst, name, n);
     return dst + n + pad;
 }
+
+/* The checks measure every name of a group; the lengths of the first
+ * QSI_ARRIVE_LENS groups are kept for the copies (names are at most 200
+ * bytes, so a byte holds each), later groups are measured again there
+ * (issue 16: one scan of a name instead of a scan and a strlen). */
+#define QSI_ARRIVE_LENS 32
 
 /*
  * S-EV-7: `arrive MSG T:[LOCAL@]NEXTHOP[*COUNT] ...` - a message is queued.
@@ -118,10 +123,11 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
 {
     qs_message *m;
     int64_t total = 0;
-    size_t i, size;
+    size_t i, size, idlen;
     uint64_t id_hash;
     qs_trace r;
-    if (!msgid || !*msgid || strlen(msgid) > 64) {
+    unsigned char lens[QSI_ARRIVE_LENS][3]; /* transport, local, next-hop */
+    if (!msgid || !*msgid || (idlen = strlen(msgid)) > 64) {
         qsi_seterr(err, errlen, "bad message id");
         return -1;
     }
@@ -152,7 +158,7 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
      * groups, then every string; a next-hop is followed by 8 NUL bytes,
      * not 1: its first 8 bytes can then be read as one word (qs_mgroup,
      * batch_order.c) */
-    size = sizeof *m + ngroups * sizeof *m->groups + strlen(msgid) + 1;
+    size = sizeof *m + ngroups * sizeof *m->groups + idlen + 1;
     for (i = 0; i < ngroups; i++) {
         const qs_group *g = &groups[i];
         size_t tlen = name_len(g->transport, NAME_TRANSPORT, 64);
@@ -167,6 +173,11 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
             return -1;
         }
         size += tlen + 1 + (g->local ? llen + 1 : 0) + nlen + 8;
+        if (i < QSI_ARRIVE_LENS) {
+            lens[i][0] = (unsigned char)tlen;
+            lens[i][1] = (unsigned char)llen;
+            lens[i][2] = (unsigned char)nlen;
+        }
         /* The total stays within QS_COUNT_MAX: every count derived from
          * it (entries, slots times k, score products) then fits in 64
          * bits (kernels.h). */
@@ -196,18 +207,29 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
         m->id = str;
-        str = copy_name(str, msgid, 1);
+        str = copy_name(str, msgid, idlen, 1);
         for (i = 0; i < ngroups; i++) {
+            const qs_group *g = &groups[i];
+            size_t tlen, llen, nlen;
+            if (i < QSI_ARRIVE_LENS) {
+                tlen = lens[i][0];
+                llen = lens[i][1];
+                nlen = lens[i][2];
+            } else {
+                tlen = strlen(g->transport);
+                llen = g->local ? strlen(g->local) : 0;
+                nlen = strlen(g->nexthop);
+            }
             m->groups[i].transport = str;
-            str = copy_name(str, groups[i].transport, 1);
-            if (groups[i].local) {
+            str = copy_name(str, g->transport, tlen, 1);
+            if (g->local) {
                 m->groups[i].local = str;
-                str = copy_name(str, groups[i].local, 1);
+                str = copy_name(str, g->local, llen, 1);
             }
             m->groups[i].nexthop = str;
             /* calloc: the 8 bytes after it are NUL */
-            str = copy_name(str, groups[i].nexthop, 8);
-            m->groups[i].count = groups[i].count;
+            str = copy_name(str, g->nexthop, nlen, 8);
+            m->groups[i].count = g->count;
         }
     }
     m->serial = ++s->serial;

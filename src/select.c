@@ -186,20 +186,6 @@ static qs_peer *peer_select(qs_job *job)
     return NULL;
 }
 
-/* peer_select's test alone: does a pending peer of the job have a live
- * destination with room (window > deliveries in flight)?  No rotation:
- * the caller marks the job a blocker when there is none. */
-static int job_has_room(const qs_job *job)
-{
-    const qs_peer *p;
-    for (p = job->peer_head; p; p = p->next) {
-        const qs_queue *q = p->queue;
-        if (p->ehead && !q->dead && q->window > q->busy)
-            return 1;
-    }
-    return 0;
-}
-
 /* S-PRE-11: "a job none of whose peers may be selected" is a blocker: it
  * takes the transport's tag, and so do the destinations it waits for, so
  * that the end of a delivery there (qsi_blocker_update) knows it may
@@ -212,7 +198,44 @@ static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job)
         if (pp->ehead)
             pp->queue->blocker_tag = t->blocker_tag;
     s->stats.blockers++;
-    qsi_trace_job(s, QS_T_BLOCKER, job);
+    if (QSI_EXPLAIN(s)) /* `blocker` is of the explain level */
+        qsi_trace_job(s, QS_T_BLOCKER, job);
+}
+
+/* The walk's common case (a job that can read nothing: its message is
+ * fully read and it has entries): peer_select's test without its
+ * rotation - does a pending peer have a live destination with room
+ * (window > deliveries in flight)? - and, if none does, job_mark_blocker,
+ * in one pass over the peers.  Returns 1 if the job was marked.  The pass
+ * remembers the destination of the last pending peer, so a job waiting at
+ * one destination (the common blocker) is marked without a second pass.
+ * After a release of every blocker (S-PFX-21) the walk re-marks hundreds
+ * of such jobs per selection on long lists (docs/performance.md section
+ * 3), so this is the walk's inner loop. */
+static int job_mark_if_no_room(qs_sched *s, qs_transport *t, qs_job *job)
+{
+    qs_peer *p;
+    qs_queue *last = NULL;
+    int pending = 0;
+    for (p = job->peer_head; p; p = p->next) {
+        if (p->ehead) {
+            qs_queue *q = p->queue;
+            if (!q->dead && q->window > q->busy)
+                return 0; /* room: peer_select will find it */
+            last = q;
+            pending++;
+        }
+    }
+    if (pending != 1) {
+        job_mark_blocker(s, t, job);
+        return 1;
+    }
+    job->blocker_tag = t->blocker_tag;
+    last->blocker_tag = t->blocker_tag;
+    s->stats.blockers++;
+    if (QSI_EXPLAIN(s))
+        qsi_trace_job(s, QS_T_BLOCKER, job);
+    return 1;
 }
 
 /* S-MEM-7: refill when the job has room, then select a peer; if none,
@@ -360,10 +383,8 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
          * selection on long lists (docs/performance.md section 3); this
          * keeps each at one pass over its peers. */
         if (!QS_UNREAD(job->message) && QS_HAS_ENTRIES(job) &&
-            !job_has_room(job)) {
-            job_mark_blocker(s, t, job);
+            job_mark_if_no_room(s, t, job))
             continue;
-        }
         if ((p = job_peer_select(s, job)) != NULL) {
             entry_select_peer(s, p, out);
             /* S-PRE-4: the counter grows by one per selected entry.

@@ -1,17 +1,18 @@
 /*
  * alloc.c - the core's allocation helpers: calloc, strdup, map and
- * in-flight table insertion that never fail, and the free-list pools of fixed-size
- * objects (declared in sched_int.h).
+ * in-flight table insertion that never fail, and the free-list pools of
+ * fixed-size objects (declared in sched_int.h).
  *
  * Implements no section of SCHEDULER_README.  Owns: qsi_calloc,
  * qsi_strdup, qsi_map_put, qsi_map_put_hashed, qsi_handles_put,
- * qsi_pool_get, qsi_pool_put.  The pools (qs_pool, sched_int.h) hang from the scheduler
- * (qs_sched: entries, peers, jobs, destination queues, messages by size
- * class), so there is no hidden state here; qs_sched_free (sched.c) gives
- * their free objects back to malloc.  Why pools: the scheduling path
- * creates and frees these objects at every arrive, select and done, and
- * reusing them keeps malloc and free out of it (issue 16).  Split from
- * sched.c, which had reached the 600-line limit of a core file.
+ * qsi_pool_get, qsi_pool_put.  The pools (qs_pool, sched_int.h) hang from
+ * the scheduler (qs_sched: entries, peers, jobs, destination queues,
+ * messages by size class), so there is no hidden state here;
+ * qs_sched_free (sched.c) gives their free objects back to malloc.  Why
+ * pools: the scheduling path creates and frees these objects at every
+ * arrive, select and done, and reusing them keeps malloc and free out of
+ * it (issue 16).  Split from sched.c, which had reached the 600-line limit
+ * of a core file.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -501,9 +501,9 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
      * per-queue check (each busy entry is found by its handle) this makes
      * the map and the busy lists the same set: a `done Dn` finds exactly
      * the entry that was selected as Dn (S-EV-9). */
-    CHECK(inflight == (int64_t)qs_handles_count(&s->inflight), "deliveries in flight "
-          "%lld, queues hold %lld", (long long)qs_handles_count(&s->inflight),
-          (long long)inflight);
+    CHECK(inflight == (int64_t)qs_handles_count(&s->inflight),
+          "deliveries in flight %lld, queues hold %lld",
+          (long long)qs_handles_count(&s->inflight), (long long)inflight);
     /* S-INV-8: the in-core bound that holds, G + min x A + sum over
      * transports of (R + X).  The argument: first batches take from the
      * global budget G, or the minimum per active message when G is used

@@ -454,9 +454,9 @@ static int ck_global(const qs_sched *s, char *err, size_t errlen)
           "messages wait while the active queue has room");
     CHECK(s->ck_in_core == s->in_core, "in-core recipients %lld, counted "
           "%lld", (long long)s->in_core, (long long)s->ck_in_core);
-    CHECK(s->ck_busy == (int64_t)qs_handles_count(&s->inflight), "deliveries in flight "
-          "%lld, queues hold %lld", (long long)qs_handles_count(&s->inflight),
-          (long long)s->ck_busy);
+    CHECK(s->ck_busy == (int64_t)qs_handles_count(&s->inflight),
+          "deliveries in flight %lld, queues hold %lld",
+          (long long)qs_handles_count(&s->inflight), (long long)s->ck_busy);
     CHECK(s->in_core <= qs_bound_holding(s), "%lld recipients in core "
           "exceed the bound %lld (S-INV-8)", (long long)s->in_core,
           (long long)qs_bound_holding(s));

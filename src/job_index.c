@@ -366,14 +366,11 @@ int qsi_cix_after(const qs_job *a, const qs_job *b)
 }
 
 /* ---- the by-time list's tree ----
- * The same treap shape over the by-time list (same priorities), without
- * aggregates: the list is in enqueue-time order (S-INV-2), so it is
- * searched by time. */
+ * The same treap shape over the by-time list (same priorities: sharing
+ * cix_prio keeps its shape deterministic), with no aggregate at all: the
+ * list is in enqueue-time order (S-INV-2), so a plain search by time finds
+ * the marker, and TREE_AFTER compares positions. */
 
-/* The by-time tree needs no aggregate at all: its list is sorted by
- * enqueue time (S-INV-2), so a plain search by time finds the marker, and
- * TREE_AFTER compares positions.  Sharing cix_prio keeps its shape
- * deterministic. */
 /* Same rotation as cix_rotate_up, on the tix_* links: order unchanged. */
 static void tix_rotate_up(qs_transport *t, qs_job *x)
 {

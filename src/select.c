@@ -189,14 +189,20 @@ static qs_peer *peer_select(qs_job *job)
 /* S-PRE-11: "a job none of whose peers may be selected" is a blocker: it
  * takes the transport's tag, and so do the destinations it waits for, so
  * that the end of a delivery there (qsi_blocker_update) knows it may
- * release blockers (S-PRE-12). */
-static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job)
+ * release blockers (S-PRE-12).  only: the one destination the job waits
+ * for, when the caller already knows it is the only one (no pass over
+ * the peers), or NULL. */
+static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job,
+                             qs_queue *only)
 {
     qs_peer *pp;
     job->blocker_tag = t->blocker_tag;
-    for (pp = job->peer_head; pp; pp = pp->next)
-        if (pp->ehead)
-            pp->queue->blocker_tag = t->blocker_tag;
+    if (only)
+        only->blocker_tag = t->blocker_tag;
+    else
+        for (pp = job->peer_head; pp; pp = pp->next)
+            if (pp->ehead)
+                pp->queue->blocker_tag = t->blocker_tag;
     s->stats.blockers++;
     if (QSI_EXPLAIN(s)) /* `blocker` is of the explain level */
         qsi_trace_job(s, QS_T_BLOCKER, job);
@@ -205,13 +211,13 @@ static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job)
 /* The walk's common case (a job that can read nothing: its message is
  * fully read and it has entries): peer_select's test without its
  * rotation - does a pending peer have a live destination with room
- * (window > deliveries in flight)? - and, if none does, job_mark_blocker,
- * in one pass over the peers.  Returns 1 if the job was marked.  The pass
- * remembers the destination of the last pending peer, so a job waiting at
- * one destination (the common blocker) is marked without a second pass.
- * After a release of every blocker (S-PFX-21) the walk re-marks hundreds
- * of such jobs per selection on long lists (docs/performance.md section
- * 3), so this is the walk's inner loop. */
+ * (window > deliveries in flight)? - and, if none does, job_mark_blocker.
+ * Returns 1 if the job was marked.  The test remembers the destination of
+ * the pending peer, so a job waiting at one destination (the common
+ * blocker) is marked without a second pass over its peers.  After a
+ * release of every blocker (S-PFX-21) the walk re-marks hundreds of such
+ * jobs per selection on long lists (docs/performance.md section 3), so
+ * this is the walk's inner loop. */
 static int job_mark_if_no_room(qs_sched *s, qs_transport *t, qs_job *job)
 {
     qs_peer *p;
@@ -226,15 +232,7 @@ static int job_mark_if_no_room(qs_sched *s, qs_transport *t, qs_job *job)
             pending++;
         }
     }
-    if (pending != 1) {
-        job_mark_blocker(s, t, job);
-        return 1;
-    }
-    job->blocker_tag = t->blocker_tag;
-    last->blocker_tag = t->blocker_tag;
-    s->stats.blockers++;
-    if (QSI_EXPLAIN(s))
-        qsi_trace_job(s, QS_T_BLOCKER, job);
+    job_mark_blocker(s, t, job, pending == 1 ? last : NULL);
     return 1;
 }
 
@@ -412,7 +410,7 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             return 1;
         } else if (QS_HAS_ENTRIES(job)) {
             /* S-PRE-11: no selectable peer (a read found none either) */
-            job_mark_blocker(s, t, job);
+            job_mark_blocker(s, t, job, NULL);
         } else {
             /* A stalled job (no entries now): retire it.
              * Its entries are all selected and its message could not read

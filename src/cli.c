@@ -187,7 +187,7 @@ static void run_sink(void *vp, const qs_trace *r)
     run_ctx *c = vp;
     /* most records of the explain level are dropped without --explain:
      * drop them here, before any work */
-    if (!c->pr.explain && r->kind != QS_T_FBWARN && !qs_trace_is_default(r))
+    if (!c->pr.explain && r->kind != QS_T_FBWARN && !QS_TRACE_IS_DEFAULT(r))
         return;
     if (r->kind == QS_T_FBWARN) {
         run_flush(c);

@@ -86,6 +86,7 @@
  * queue helpers come first, then the explain records.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "sched_int.h"
 #include "kernels.h"
@@ -101,25 +102,8 @@
 #include "concurrency_rtc.h"
 #endif
 
-/*
- * A queue is "ready" when the transport could select from it now: it is
- * alive, has room in its window (window > busy) and something pending.
- * The transport keeps a count of its ready queues so that qs_select can
- * skip an idle transport in O(1) (S-PRE-14) instead of walking its job
- * list only to find nothing.  Every change of dead, window, busy or todo
- * is followed by a call here, which keeps the count exact (S-INV-3).
- */
-void qsi_queue_update_ready(qs_queue *q)
-{
-    int ready = !q->dead && q->window > q->busy && q->todo > 0;
-    /* every change of a queue's lists or window ends here: note it for
-     * the incremental checker (check.c) */
-    QSI_CK_QUEUE(q->transport->sched, q);
-    if (ready != q->ready) {
-        q->ready = ready;
-        q->transport->ready_queues += ready ? 1 : -1;
-    }
-}
+/* qsi_queue_update_ready, the ready count's upkeep: sched_int.h (inline:
+ * it runs at every change of a queue's lists or window). */
 
 /*
  * S-CON-1, the pseudocode's "Initialization":
@@ -132,29 +116,44 @@ void qsi_queue_update_ready(qs_queue *q)
  * resolved initial_destination_concurrency (already lowered to the limit
  * in the postfix profile, S-PFX-9, see qsi_transport_obtain).
  */
+static void queue_unpark(qs_transport *t, qs_queue *q);
+
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
 {
     uint64_t h = qs_map_hash(name, 0); /* once: look-up, insertion, and
-                                          qsi_queue_free_if_idle's delete */
+                                          queue_destroy's delete */
     qs_queue *q = qs_map_get_hashed(&t->queues, h, name, 0);
     size_t len;
-    if (q)
+    if (q && !q->parked)
         return q;
-    /* zeroed either way; a short name (the usual case) in a recycled
-     * queue of the scheduler's pool, which an idle destination gave back
-     * (issue 16: no calloc and free each time a destination comes back) */
-    len = strlen(name) + 1;
-    if (len <= QSI_QUEUE_NAME_POOLED)
-        q = qsi_pool_get(&s->queue_pool);
-    else
-        q = qsi_calloc(1, sizeof *q + len);
-    q->name = memcpy(q->name_buf, name, len);
-    q->name_hash = h;
+    if (q) {
+        /* A discarded destination comes back (S-CON-13): its parked
+         * queue starts over exactly as a new one would - every field of
+         * its state zero - keeping only its name, its map slot and its
+         * transport (issue 16: no map delete and insertion, no name copy,
+         * each time an idle destination gets mail again). */
+        char *keep_name = q->name;
+        queue_unpark(t, q);
+        memset(q, 0, offsetof(qs_queue, name_buf));
+        q->name = keep_name;
+        q->name_hash = h;
+    } else {
+        /* zeroed either way; a short name (the usual case) in a recycled
+         * queue of the scheduler's pool, which an evicted parked queue
+         * gave back (no calloc and free each time) */
+        len = strlen(name) + 1;
+        if (len <= QSI_QUEUE_NAME_POOLED)
+            q = qsi_pool_get(&s->queue_pool);
+        else
+            q = qsi_calloc(1, sizeof *q + len);
+        q->name = memcpy(q->name_buf, name, len);
+        q->name_hash = h;
+        qsi_map_put_hashed(&t->queues, h, q->name, 0, q);
+    }
     q->serial = ++s->serial;
     q->transport = t;
     q->window = t->init_conc;
     s->queue_count++;
-    qsi_map_put_hashed(&t->queues, h, q->name, 0, q);
     q->prev = t->qtail;
     if (t->qtail)
         t->qtail->next = q;
@@ -191,7 +190,6 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     if (q->ready)
         t->ready_queues--;
     qsi_ck_queue_gone(t->sched, q);
-    qs_map_del_hashed(&t->queues, q->name_hash, q->name, 0);
     if (q->prev)
         q->prev->next = q->next;
     else
@@ -200,7 +198,43 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
         q->next->prev = q->prev;
     else
         t->qtail = q->prev;
-    /* back to the pool if it came from there (see qsi_queue_obtain) */
+    /* Off the transport's list, so gone for the scheduler (its state is
+     * never read again: qsi_queue_obtain resets it), but parked under its
+     * name; past QSI_QUEUES_PARKED the oldest parked queue is freed. */
+    q->parked = 1;
+    q->park_prev = t->park_tail;
+    q->park_next = NULL;
+    if (t->park_tail)
+        t->park_tail->park_next = q;
+    else
+        t->park_head = q;
+    t->park_tail = q;
+    if (++t->nparked > QSI_QUEUES_PARKED)
+        qsi_queue_destroy(s, t->park_head);
+}
+
+/* A parked queue leaves the parked list (to come back, or to be freed). */
+static void queue_unpark(qs_transport *t, qs_queue *q)
+{
+    if (q->park_prev)
+        q->park_prev->park_next = q->park_next;
+    else
+        t->park_head = q->park_next;
+    if (q->park_next)
+        q->park_next->park_prev = q->park_prev;
+    else
+        t->park_tail = q->park_prev;
+    q->parked = 0;
+    t->nparked--;
+}
+
+/* A parked queue is freed: out of the map, back to the pool if it came
+ * from there (see qsi_queue_obtain).  Also for qs_sched_free. */
+void qsi_queue_destroy(qs_sched *s, qs_queue *q)
+{
+    qs_transport *t = q->transport;
+    queue_unpark(t, q);
+    qs_map_del_hashed(&t->queues, q->name_hash, q->name, 0);
     if (strlen(q->name) < QSI_QUEUE_NAME_POOLED)
         qsi_pool_put(&s->queue_pool, q);
     else

@@ -454,7 +454,7 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q)
         for (o = job->peer_head; o; o = o->next)
             qsi_map_put(&job->peers, NULL, o->queue->serial, o);
     }
-    p = qsi_pool_get(&s->peer_pool);
+    p = qsi_pool_get_sized(&s->peer_pool, sizeof *p);
     QSI_CK_MSG(s, job->message); /* one peer more: the checker counts */
     p->job = job;
     p->queue = q;
@@ -544,7 +544,7 @@ void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
  * ready. */
 qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
 {
-    qs_entry *e = qsi_pool_get(&s->entry_pool);
+    qs_entry *e = qsi_pool_get_sized(&s->entry_pool, sizeof *e);
     qs_queue *q = p->queue;
     e->peer = p;
     e->queue = q;

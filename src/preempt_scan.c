@@ -211,7 +211,7 @@ qs_job *qsi_job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
      * is, even if the job has since become a blocker or no longer fits:
      * Postfix clears the cache only at the changes listed in
      * spec/profiles.md (S-PFX-20), not at every change. */
-    if (qsi_postfix(s) && t->cand_current == current &&
+    if ((qsi_postfix)(s) && t->cand_current == current &&
         (t->cand_time == s->now || !t->cand_cache)) {
         best = t->cand_cache;
         *max_slots = job_max_slots(current, t->slot_cost);

@@ -135,7 +135,7 @@ static void pool_destroy(qs_pool *p)
  * rule (what the document says, what Postfix does, the effect), test
  * qsi_postfix at the one place where the behaviour forks, cite the id
  * there, and add a golden trace that shows both profiles. */
-int qsi_postfix(const qs_sched *s)
+int (qsi_postfix)(const qs_sched *s)
 {
     return s->profile == QS_PROFILE_POSTFIX;
 }
@@ -392,6 +392,10 @@ void qs_sched_free(qs_sched *s)
             qn = q->next;
             free_queue_entries(q->todo_head);
             free_queue_entries(q->busy_head);
+            free(q);
+        }
+        for (q = t->park_head; q; q = qn) { /* parked: no entries */
+            qn = q->park_next;
             free(q);
         }
         (void)j;

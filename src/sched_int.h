@@ -14,6 +14,7 @@
 #ifndef QSCHED_SCHED_INT_H
 #define QSCHED_SCHED_INT_H
 
+#include <string.h>
 #include "qsched.h"
 #include "params.h"
 #include "map.h"
@@ -87,6 +88,9 @@ struct qs_peer {
  * with exactly this much room for it and recycled through the scheduler's
  * queue_pool; a longer name gets an allocation of its own size, freed. */
 #define QSI_QUEUE_NAME_POOLED 48
+/* Discarded (idle) queues a transport keeps parked for their names to
+ * come back (concurrency.c, S-CON-13): a bound on the memory they hold. */
+#define QSI_QUEUES_PARKED 256
 /* The message size classes of the scheduler's msg_pool (messages.c). */
 #define QSI_MSG_POOL_STEP 128
 #define QSI_MSG_POOLS 8
@@ -107,6 +111,13 @@ struct qs_queue {
     uint64_t serial;          /* creation number: the key of the job's peer
                                  map, so look-ups never depend on addresses */
     qs_transport *transport;
+    /* S-CON-13's discarded queue, parked (issue 16): an idle destination
+     * leaves the transport's queue list but keeps its map slot, so that
+     * when it comes back only its state is reset (qsi_queue_obtain); the
+     * transport keeps at most QSI_QUEUES_PARKED of them, oldest evicted.
+     * Everything from todo_head on is the queue's state, zeroed then. */
+    int parked;
+    qs_queue *park_prev, *park_next;
     qs_entry *todo_head, *todo_tail, *busy_head, *busy_tail;
     int64_t todo, busy;       /* entry counts; busy = deliveries in flight
                                  (the pseudocode's busy_refcount) */
@@ -254,7 +265,9 @@ struct qs_transport {
                                  most extra_rcpt_limit: S-MEM-6) */
     /* queues */
     qs_queue *qhead, *qtail;
-    qs_map queues;            /* name -> queue */
+    qs_map queues;            /* name -> queue (the parked ones too) */
+    qs_queue *park_head, *park_tail; /* parked queues, oldest first */
+    int64_t nparked;
     int64_t ready_queues;     /* alive, window > busy, todo > 0 */
     /* S-PFX-20: Postfix's candidate cache (postfix profile only): the
      * last answer of the candidate search (cand_cache, NULL = none), for
@@ -478,6 +491,19 @@ static inline qs_trace qsi_trace_init(enum qs_trace_kind kind)
 }
 void *qsi_calloc(size_t n, size_t size);
 void *qsi_pool_get(qs_pool *p);
+/* qsi_pool_get for a pool whose object size the caller knows at compile
+ * time (size == p->size): the zeroing is then inlined by the compiler,
+ * not a call of memset with a size read at run time (issue 16: entries
+ * and peers, two of them per recipient group, in every run). */
+static inline void *qsi_pool_get_sized(qs_pool *p, size_t size)
+{
+    void *obj = p->head;
+    if (!obj)
+        return qsi_pool_get(p);
+    memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
+    memset(obj, 0, size);
+    return obj;
+}
 void qsi_pool_put(qs_pool *p, void *obj);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
@@ -485,12 +511,17 @@ void qsi_handles_put(qs_handle_table *t, uint64_t h, void *v);
 void qsi_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
                         void *v);
 int qsi_postfix(const qs_sched *s);
+/* The same test, inline at the hot call sites (issue 16: a call per
+ * feedback, read and selection was 0.7% of a fifo run); sched.c defines
+ * the function itself as (qsi_postfix), and the proved preempt_scan.c
+ * calls the function, as its proofs assume. */
+#define qsi_postfix(s) ((s)->profile == QS_PROFILE_POSTFIX)
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
 void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 
 /* concurrency.c: destination queues and their windows */
-void qsi_queue_update_ready(qs_queue *q);
+void qsi_queue_destroy(qs_sched *s, qs_queue *q);
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);
 /* S-PFX-20: forget the transport's cached candidate answer. */
@@ -591,6 +622,26 @@ void qsi_ck_entry(qs_sched *s, qs_entry *e);
         if ((s)->ck_on)                                                      \
             qsi_ck_entry((s), (e));                                          \
     } while (0)
+
+/*
+ * A queue is "ready" when the transport could select from it now: it is
+ * alive, has room in its window (window > busy) and something pending.
+ * The transport keeps a count of its ready queues so that qs_select can
+ * skip an idle transport in O(1) (S-PRE-14) instead of walking its job
+ * list only to find nothing.  Every change of dead, window, busy or todo
+ * is followed by a call here, which keeps the count exact (S-INV-3).
+ */
+static inline void qsi_queue_update_ready(qs_queue *q)
+{
+    int ready = !q->dead && q->window > q->busy && q->todo > 0;
+    /* every change of a queue's lists or window ends here: note it for
+     * the incremental checker (check.c) */
+    QSI_CK_QUEUE(q->transport->sched, q);
+    if (ready != q->ready) {
+        q->ready = ready;
+        q->transport->ready_queues += ready ? 1 : -1;
+    }
+}
 
 /* candidates.c: the candidate index, kept in step with the job list */
 void qsi_cix_insert(qs_transport *t, qs_job *job);

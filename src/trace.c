@@ -29,17 +29,7 @@
  * implementation must print (tests/conformance compares only these). */
 int qs_trace_is_default(const qs_trace *r)
 {
-    switch (r->kind) {
-    case QS_T_DELIVER:
-    case QS_T_IDLE:
-    case QS_T_WINDOW:
-    case QS_T_DEAD:
-    case QS_T_REVIVE:
-    case QS_T_DEFER:
-        return 1;
-    default:
-        return 0;
-    }
+    return QS_TRACE_IS_DEFAULT(r);
 }
 
 /* An optional name: "-" when absent (a pop with no parent, a slot move
@@ -783,7 +773,7 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
         qs_trace_print(&bp->p, r);
         return;
     }
-    if (!qs_trace_is_default(r) && !bp->p.explain)
+    if (!QS_TRACE_IS_DEFAULT(r) && !bp->p.explain)
         return;
     /* a line is at most 1022 bytes and its newline (qs_trace_print) */
     if (QS_PRINT_BUFFER - bp->len < 1024)

@@ -19,6 +19,14 @@ typedef struct qs_printer {
 
 /* 1 if the record belongs to the default level. */
 int qs_trace_is_default(const qs_trace *r);
+/* The same test inline, for the printers' per-line path (issue 16): the
+ * default level is these six kinds (spec/trace.md). */
+#define QS_TRACE_DEFAULT_KINDS                                               \
+    ((1u << QS_T_DELIVER) | (1u << QS_T_IDLE) | (1u << QS_T_WINDOW) |        \
+     (1u << QS_T_DEAD) | (1u << QS_T_REVIVE) | (1u << QS_T_DEFER))
+#define QS_TRACE_IS_DEFAULT(r)                                               \
+    ((unsigned)(r)->kind < 32 &&                                             \
+     ((QS_TRACE_DEFAULT_KINDS >> (unsigned)(r)->kind) & 1u))
 /* Renders one record as a text line into buf (no newline); returns the
  * length, or 0 if the record is not printed at that level. */
 size_t qs_trace_format(const qs_trace *r, int explain, char *buf,

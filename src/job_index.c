@@ -246,6 +246,32 @@ void qsi_cix_update(qs_job *job)
         cix_pull_path(job);
 }
 
+/* One entry of the job was selected (select.c): of everything the
+ * aggregates read, only needed = total - selected moved, down by one.
+ * While the job still needs entries its place in the three minima stays
+ * (queued time and total are counted exactly when needed > 0), and a
+ * minimum over a set in which one value fell can only fall to that value:
+ * so each ancestor whose cix_min_needed is larger takes it, and the first
+ * that is not larger ends the repair (the levels above saw no change).
+ * A job that needs nothing more leaves the minima: the full repair.
+ * Issue 16: the full repair re-reads all four minima of both children at
+ * every level; this is one comparison per level, on the selection path of
+ * every long list. */
+void qsi_cix_selected(qs_job *job)
+{
+    int64_t needed;
+    qs_job *x;
+    if (!job->cix_in)
+        return;
+    needed = QS_MAX_ENTRIES(job) - job->selected_entries;
+    if (needed <= 0) {
+        cix_pull_path(job);
+        return;
+    }
+    for (x = job; x && x->cix_min_needed > needed; x = x->cix_up)
+        x->cix_min_needed = needed;
+}
+
 /* The index pays off on long job lists only: a short walk costs less than
  * keeping the tree.  It is built when the list grows past CIX_BUILD jobs
  * and dropped when it shrinks below CIX_DROP (apart, so that a list

@@ -647,6 +647,7 @@ static inline void qsi_queue_update_ready(qs_queue *q)
 void qsi_cix_insert(qs_transport *t, qs_job *job);
 void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
+void qsi_cix_selected(qs_job *job);
 void qsi_cix_resize(qs_transport *t);
 qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time);
 int qsi_cix_after(const qs_job *a, const qs_job *b);

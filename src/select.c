@@ -288,7 +288,7 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qsi_qlist_append(&q->busy_head, &q->busy_tail, e);
     q->busy++;
     job->selected_entries++;
-    qsi_cix_update(job);
+    qsi_cix_selected(job);      /* the candidate index: needed fell by 1 */
     QSI_CK_MSG(s, job->message);
     QSI_CK_QUEUE(s, q);
     qsi_queue_update_ready(q);

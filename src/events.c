@@ -28,6 +28,7 @@
 #include <ctype.h>
 #include <unistd.h>
 #include "events.h"
+#include "arrive.h"
 #include "kernels.h"
 
 /* One setting line (NAME = VALUE) as written, kept until the scheduler
@@ -85,6 +86,7 @@ struct qs_stream {
     size_t nforced;
     /* scratch for arrive lines, reused from line to line */
     qs_group *groups;
+    unsigned char (*glens)[3]; /* their names' lengths (arrive.h) */
     size_t gcap;
     char *buf;              /* the current line, NUL-terminated, cut up */
     size_t bufcap;
@@ -131,6 +133,7 @@ void qs_stream_free(qs_stream *st)
     free(st->settings);
     free(st->words);
     free(st->groups);
+    free(st->glens);
     free(st->buf);
     free(st->fname);
     free(st);
@@ -434,7 +437,11 @@ static int name_ok(const char *s, int transport, size_t max)
 /* One recipient group TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] (S-EV-4), split in
  * place: the first ':' ends the transport; in the rest the first '*'
  * starts the count and the first '@' ends the local part. */
-static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
+/* Returns 0 with the names' lengths in len3 (the fast path: measured by
+ * exactly the core's classes and limits, arrive.h), 1 when the group is
+ * good but took the general way (lengths not kept), -1 on error. */
+static int parse_group(char *w, qs_group *g, unsigned char len3[3],
+                       char *why, size_t whylen)
 {
     char *colon, *at, *star;
     int64_t count = 1;
@@ -476,6 +483,9 @@ static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
                 g->nexthop = (at ? at : colon) + 1;
                 *e = 0; /* the '*', or the NUL already there */
                 g->count = count;
+                len3[0] = (unsigned char)(colon - w);
+                len3[1] = at ? (unsigned char)(at - colon - 1) : 0;
+                len3[2] = (unsigned char)(e - (at ? at : colon) - 1);
                 return 0;
             }
             count = 1;
@@ -521,7 +531,7 @@ static int parse_group(char *w, qs_group *g, char *why, size_t whylen)
                  ".-_+; at most 200)", g->nexthop);
         return -1;
     }
-    return 0;
+    return 1;
 }
 
 /* `arrive MSGID GROUP...` (S-EV-7): every group is checked, and the total
@@ -532,6 +542,7 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
 {
     size_t i;
     int64_t total = 0;
+    int measured = 1, rc;
     char why[256];
     if (nw < 3)
         return lerr(st, err, errlen, "arrive needs MSGID and at least one "
@@ -541,14 +552,22 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
                     ".-_+; at most 64)", w[1]);
     if (nw - 2 > st->gcap) {
         qs_group *g = realloc(st->groups, (nw - 2) * sizeof *g);
+        unsigned char (*l)[3];
         if (!g)
             return lerr(st, err, errlen, "out of memory", NULL);
         st->groups = g;
+        l = realloc(st->glens, (nw - 2) * sizeof *l);
+        if (!l)
+            return lerr(st, err, errlen, "out of memory", NULL);
+        st->glens = l;
         st->gcap = nw - 2;
     }
     for (i = 2; i < nw; i++) {
-        if (parse_group(w[i], &st->groups[i - 2], why, sizeof why) < 0)
+        rc = parse_group(w[i], &st->groups[i - 2], st->glens[i - 2], why,
+                         sizeof why);
+        if (rc < 0)
             return lerr(st, err, errlen, why, NULL);
+        measured &= rc == 0;
         total += st->groups[i - 2].count;
         if (total > QS_COUNT_MAX)
             return lerr(st, err, errlen, "more than 1000000000 recipients "
@@ -556,7 +575,12 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
     }
     if (HAVE_SCHED(st, err, errlen))
         return 2;
-    if (qs_arrive(st->sched, w[1], st->groups, nw - 2, why, sizeof why) < 0)
+    /* every group measured by the fast path: the core need not scan the
+     * names again (arrive.h); otherwise the public call */
+    if (qsi_arrive_measured(st->sched, w[1], st->groups, nw - 2,
+                            measured ? (const unsigned char(*)[3])st->glens
+                                     : NULL,
+                            why, sizeof why) < 0)
         return lerr(st, err, errlen, why, NULL);
     return 0;
 }

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched_int.h"
+#include "arrive.h"
 #include "kernels.h"
 
 /* Names as the event language allows them (S-EV-1): a transport name is
@@ -121,6 +122,16 @@ static char *copy_name(char *dst, const char *name, size_t n, size_t pad)
 int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
               size_t ngroups, char *err, size_t errlen)
 {
+    return qsi_arrive_measured(s, msgid, groups, ngroups, NULL, err, errlen);
+}
+
+/* The names' lengths: given (known, arrive.h: the parser measured them
+ * with these classes and limits) or measured and checked here. */
+int qsi_arrive_measured(qs_sched *s, const char *msgid,
+                        const qs_group *groups, size_t ngroups,
+                        const unsigned char (*known)[3], char *err,
+                        size_t errlen)
+{
     qs_message *m;
     int64_t total = 0;
     size_t i, size, idlen;
@@ -161,9 +172,16 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
     size = sizeof *m + ngroups * sizeof *m->groups + idlen + 1;
     for (i = 0; i < ngroups; i++) {
         const qs_group *g = &groups[i];
-        size_t tlen = name_len(g->transport, NAME_TRANSPORT, 64);
-        size_t nlen = name_len(g->nexthop, NAME_HOST, 200);
-        size_t llen = g->local ? name_len(g->local, NAME_HOST, 64) : 1;
+        size_t tlen, nlen, llen;
+        if (known) {
+            tlen = known[i][0];
+            llen = g->local ? known[i][1] : 1;
+            nlen = known[i][2];
+        } else {
+            tlen = name_len(g->transport, NAME_TRANSPORT, 64);
+            nlen = name_len(g->nexthop, NAME_HOST, 200);
+            llen = g->local ? name_len(g->local, NAME_HOST, 64) : 1;
+        }
         if (tlen == 0) {
             qsi_seterr(err, errlen, "bad transport name");
             return -1;
@@ -211,7 +229,11 @@ int qs_arrive(qs_sched *s, const char *msgid, const qs_group *groups,
         for (i = 0; i < ngroups; i++) {
             const qs_group *g = &groups[i];
             size_t tlen, llen, nlen;
-            if (i < QSI_ARRIVE_LENS) {
+            if (known) {
+                tlen = known[i][0];
+                llen = known[i][1];
+                nlen = known[i][2];
+            } else if (i < QSI_ARRIVE_LENS) {
                 tlen = lens[i][0];
                 llen = lens[i][1];
                 nlen = lens[i][2];

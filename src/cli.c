@@ -165,6 +165,8 @@ typedef struct run_ctx {
     int check;       /* --check-invariants: the mode of events.h */
     long checks;     /* checks made */
     int out_errno;   /* errno of the first failed write, 0 if none */
+    int hook_wanted; /* the reader's after-line hook has work: checks, or
+                        a failed write to report (qs_read_opts.wanted) */
     char fname[600]; /* the input's name, escaped, for messages */
     qs_buffered_printer *bp; /* the text trace, gathered (trace.h) */
 } run_ctx;
@@ -175,7 +177,7 @@ static void run_flush(run_ctx *c)
 {
     qs_printer_flush(c->bp);
     if (!c->out_errno && ferror(c->pr.out))
-        c->out_errno = errno ? errno : EIO;
+        c->hook_wanted = c->out_errno = errno ? errno : EIO;
 }
 
 /* The core's trace sink for the replay: prints the record and notes a
@@ -201,7 +203,7 @@ static void run_sink(void *vp, const qs_trace *r)
         size_t before = c->bp->len;
         qs_trace_print_buffered(c->bp, r);
         if (c->bp->len <= before && !c->out_errno && ferror(c->pr.out))
-            c->out_errno = errno ? errno : EIO;
+            c->hook_wanted = c->out_errno = errno ? errno : EIO;
     }
 }
 
@@ -377,6 +379,8 @@ static int run_main(int argc, char **argv)
     ro.stop_before = 0;
     ro.after_line = run_after_line;
     ro.ctx = &c;
+    c.hook_wanted = c.check != 0 || c.out_errno != 0;
+    ro.wanted = &c.hook_wanted;
     rc = qs_stream_read(st, in, &ro, err, sizeof err);
     if (rc == 0)
         rc = qs_stream_finish(st, err, sizeof err);

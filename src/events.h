@@ -63,6 +63,10 @@ typedef struct qs_read_opts {
      * the reading with that status (err filled by the hook) */
     int (*after_line)(void *ctx, qs_stream *st, char *err, size_t errlen);
     void *ctx;
+    /* NULL: the hook runs after every accepted line; otherwise only while
+     * *wanted is non-zero (a caller with nothing to check on most lines
+     * saves the call: issue 16) */
+    const int *wanted;
 } qs_read_opts;
 
 /* Reads `in` to its end into st, one line at a time, holding at most

@@ -51,6 +51,12 @@ if [ -w /dev/full ]; then
     "$Q" gen --seed 3 --size 3000 >"$t/big.events"
     "$Q" --explain "$t/big.events" >/dev/full 2>"$t/e"
     check write-full-long-trace 4 $? "$t/e" 'No space left on device'
+    # ... and reading stops at the next line: a bad line at the end of the
+    # stream is never read (exit 4, not the input error's 2), so a replay
+    # into a full disk or a closed pipe does not go on computing a trace
+    { cat "$t/big.events"; echo "bogus line"; } >"$t/big-bad.events"
+    "$Q" --explain "$t/big-bad.events" >/dev/full 2>"$t/e"
+    check write-full-stops-reading 4 $? "$t/e" 'No space left on device'
 else
     no write-full "/dev/full is not writable here"
 fi

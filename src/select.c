@@ -287,8 +287,8 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     q->todo--;
     qsi_qlist_append(&q->busy_head, &q->busy_tail, e);
     q->busy++;
-    job->selected_entries++;
-    qsi_cix_selected(job);      /* the candidate index: needed fell by 1 */
+    job->selected_entries++;    /* the candidate index follows in
+                                   transport_entry_select */
     QSI_CK_MSG(s, job->message);
     QSI_CK_QUEUE(s, q);
     qsi_queue_update_ready(q);
@@ -407,6 +407,15 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
              * it entries and its place in the list must be kept. */
             if (!QS_HAS_ENTRIES(job) && !QS_UNREAD(job->message))
                 qsi_job_retire(s, job);
+            else
+                qsi_cix_selected(job);
+            /* The candidate index learns of the selection (needed fell by
+             * one) only now, and not at all for a job that retired: its
+             * removal repairs the tree from the job's place up, and a
+             * minimum it still held from before the selection (one too
+             * high) goes with it (issue 16: with a destination recipient
+             * limit of 1 most selections take a job's last entry, and the
+             * tree was repaired twice on the same path). */
             return 1;
         } else if (QS_HAS_ENTRIES(job)) {
             /* S-PRE-11: no selectable peer (a read found none either) */

@@ -74,7 +74,7 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
         *p++ = 'r';
         p = put_num(p, ordinal);
     } else {
-        n = strlen(g->local);
+        n = g->local_len;
         memcpy(p, g->local, n);
         p += n;
         if (g->count != 1) {
@@ -83,7 +83,7 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
         }
     }
     *p++ = '@';
-    n = strlen(g->nexthop);
+    n = g->nexthop_len;
     memcpy(p, g->nexthop, n + 1);
     return (size_t)(p - buf) + n;
 }

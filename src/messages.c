@@ -246,9 +246,11 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
             str = copy_name(str, g->transport, tlen, 1);
             if (g->local) {
                 m->groups[i].local = str;
+                m->groups[i].local_len = (unsigned char)llen;
                 str = copy_name(str, g->local, llen, 1);
             }
             m->groups[i].nexthop = str;
+            m->groups[i].nexthop_len = (unsigned char)nlen;
             /* calloc: the 8 bytes after it are NUL */
             str = copy_name(str, g->nexthop, nlen, 8);
             m->groups[i].count = g->count;

@@ -299,6 +299,10 @@ struct qs_transport {
 typedef struct qs_mgroup {
     char *transport, *local, *nexthop;  /* local may be NULL */
     int64_t count;
+    unsigned char local_len, nexthop_len; /* strlen of each (the limits of
+                                 S-EV-7 are 64 and 200): a recipient's own
+                                 address is built without measuring them
+                                 (batch_order.c, issue 16) */
     qs_transport *t;          /* the transport, once a batch met the group
                                  (transports live as long as the scheduler) */
 } qs_mgroup;

@@ -296,8 +296,13 @@ static void fast_num(fast_line *f, long long v)
      * back, two at a time, straight into the line: no reversed buffer to
      * copy (issue 16: a handle of 4..6 digits cost about 80 instructions
      * with the copy) */
-    for (n = 1, p = 10; n < 19 && u >= p; p *= 10)
-        n++;
+    if (u < 10000)          /* handles and times: mostly 3..6 digits */
+        n = u < 1000 ? 3 : 4;
+    else if (u < 1000000)
+        n = u < 100000 ? 5 : 6;
+    else
+        for (n = 7, p = 10000000; n < 19 && u >= p; p *= 10)
+            n++;
     if ((size_t)(f->end - f->p) < n) {
         f->full = 1;
         return;

@@ -158,6 +158,15 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     qs_job *next = t->job_next_unread;
     int64_t unused, pool_before;
 
+    /* Nothing to give back, nothing to advance: qs_pool_unused's result
+     * is at most each of the two spares (its proved job_bound and
+     * msg_bound), so with either spare at 0 or below no slot moves; and
+     * the first-unread pointer moves only past this job.  (issue 16:
+     * about half of the calls, from the sister jobs' returns of every
+     * `done`, S-MEM-5.) */
+    if (job != next && (job->rcpt_limit <= job->rcpt_count ||
+                        m->rcpt_limit <= m->rcpt_count))
+        return;
     QSI_CK_MSG(s, m);
     QSI_CK_XPORT(s, t);
     /* Advance the cached first-unread pointer past this job (amortised

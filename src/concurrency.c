@@ -228,8 +228,9 @@ static void queue_unpark(qs_transport *t, qs_queue *q)
     t->nparked--;
 }
 
-/* A parked queue is freed: out of the map, back to the pool if it came
- * from there (see qsi_queue_obtain).  Also for qs_sched_free. */
+/* The oldest parked queue is evicted: out of the map, back to the pool if
+ * it came from there (see qsi_queue_obtain).  (qs_sched_free frees the
+ * parked queues with the rest, map and all.) */
 void qsi_queue_destroy(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;

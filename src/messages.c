@@ -106,7 +106,9 @@ static char *copy_name(char *dst, const char *name, size_t n, size_t pad)
 /* The checks measure every name of a group; the lengths of the first
  * QSI_ARRIVE_LENS groups are kept for the copies (names are at most 200
  * bytes, so a byte holds each), later groups are measured again there
- * (issue 16: one scan of a name instead of a scan and a strlen). */
+ * (issue 16: one scan of a name instead of a scan and a strlen).  Only
+ * the public qs_arrive needs this: the parser passes every length
+ * (arrive.h). */
 #define QSI_ARRIVE_LENS 32
 
 /*
@@ -191,7 +193,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
             return -1;
         }
         size += tlen + 1 + (g->local ? llen + 1 : 0) + nlen + 8;
-        if (i < QSI_ARRIVE_LENS) {
+        if (!known && i < QSI_ARRIVE_LENS) {
             lens[i][0] = (unsigned char)tlen;
             lens[i][1] = (unsigned char)llen;
             lens[i][2] = (unsigned char)nlen;
@@ -228,15 +230,14 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
         str = copy_name(str, msgid, idlen, 1);
         for (i = 0; i < ngroups; i++) {
             const qs_group *g = &groups[i];
+            /* the lengths: the parser's, the checks', or measured again */
+            const unsigned char *l = known ? known[i]
+                                     : i < QSI_ARRIVE_LENS ? lens[i] : NULL;
             size_t tlen, llen, nlen;
-            if (known) {
-                tlen = known[i][0];
-                llen = known[i][1];
-                nlen = known[i][2];
-            } else if (i < QSI_ARRIVE_LENS) {
-                tlen = lens[i][0];
-                llen = lens[i][1];
-                nlen = lens[i][2];
+            if (l) {
+                tlen = l[0];
+                llen = l[1];
+                nlen = l[2];
             } else {
                 tlen = strlen(g->transport);
                 llen = g->local ? strlen(g->local) : 0;

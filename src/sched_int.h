@@ -115,7 +115,9 @@ struct qs_queue {
      * leaves the transport's queue list but keeps its map slot, so that
      * when it comes back only its state is reset (qsi_queue_obtain); the
      * transport keeps at most QSI_QUEUES_PARKED of them, oldest evicted.
-     * Everything from todo_head on is the queue's state, zeroed then. */
+     * Coming back, every field before name_buf is zeroed and the name,
+     * its hash, the transport, a new serial and the window set as for a
+     * new queue. */
     int parked;
     qs_queue *park_prev, *park_next;
     qs_entry *todo_head, *todo_tail, *busy_head, *busy_tail;

@@ -51,7 +51,8 @@ typedef struct assign_state {
 
 static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
 {
-    qs_trace r = qsi_trace_init(QS_T_DEFER);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_DEFER);
     r.msg = m->id;
     r.transport = a->dead_q->transport->name;
     r.dest = a->dead_q->name;
@@ -286,7 +287,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     QSI_CK_MSG(s, m);
     s->stats.reads++;
     if (QSI_EXPLAIN(s)) { /* `read` is of the explain level */
-        r = qsi_trace_init(QS_T_READ);
+        qsi_trace_start(&r, QS_T_READ);
         r.msg = m->id;
         r.n = n;
         r.a = m->rcpt_unread;

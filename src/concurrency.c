@@ -285,7 +285,8 @@ static void (queue_revive_state)(qs_queue *q, int init, int busy, int postfix)
  */
 void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
 {
-    qs_trace r = qsi_trace_init(QS_T_REVIVE);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_REVIVE);
     /* At an `at` event the revival time has come; a revival before it is
      * the postfix profile's success on a dead destination, explained by
      * feedback_positive. */
@@ -332,7 +333,8 @@ static void (queue_mark_dead)(qs_queue *q, int64_t now, int64_t backoff)
  */
 static void queue_die(qs_sched *s, qs_queue *q)
 {
-    qs_trace r = qsi_trace_init(QS_T_DEAD);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_DEAD);
     qs_transport *t = q->transport;
     int released = 0;
     queue_mark_dead(q, s->now, s->min_backoff);

@@ -24,7 +24,8 @@
 
 static qs_trace conc_trace(enum qs_trace_kind kind, const qs_queue *q)
 {
-    qs_trace r = qsi_trace_init(kind);
+    qs_trace r;
+    qsi_trace_start(&r, kind);
     r.transport = q->transport->name;
     r.dest = q->name;
     return r;
@@ -118,7 +119,7 @@ void qsi_conc_trace_window(qs_sched *s, qs_queue *q, int old)
     qs_trace r;
     if (q->window == old)
         return;
-    r = qsi_trace_init(QS_T_WINDOW);
+    qsi_trace_start(&r, QS_T_WINDOW);
     r.transport = q->transport->name;
     r.dest = q->name;
     r.a = old;

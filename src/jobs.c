@@ -77,7 +77,7 @@ void qsi_trace_job(qs_sched *s, enum qs_trace_kind kind, qs_job *j)
     qs_trace r;
     if (!QSI_EXPLAIN(s))
         return;
-    r = qsi_trace_init(kind);
+    qsi_trace_start(&r, kind);
     r.transport = j->transport->name;
     r.msg = j->message->id;
     qsi_emit(s, &r);

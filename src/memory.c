@@ -184,7 +184,8 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
         QSI_CK_MSG(s, next->message);
     if (unused > 0) {
         if (QSI_EXPLAIN(s)) { /* `rcptpool` is of the explain level */
-            qs_trace r = qsi_trace_init(QS_T_RCPTPOOL);
+            qs_trace r;
+            qsi_trace_start(&r, QS_T_RCPTPOOL);
             r.transport = t->name;
             r.msg = m->id;
             r.msg2 = next ? next->message->id : NULL;
@@ -310,7 +311,7 @@ static int message_finish(qs_sched *s, qs_message *m)
     s->active_count--;
     s->stats.messages_done++;
     if (QSI_EXPLAIN(s)) { /* `leave` is of the explain level */
-        r = qsi_trace_init(QS_T_LEAVE);
+        qsi_trace_start(&r, QS_T_LEAVE);
         r.msg = m->id;
         r.a = m->delivered;
         r.b = m->deferred;
@@ -399,7 +400,7 @@ void qsi_message_activate(qs_sched *s, qs_message *m)
     s->active_tail = m;
     s->active_count++;
     if (QSI_EXPLAIN(s)) { /* `activate` is of the explain level */
-        r = qsi_trace_init(QS_T_ACTIVATE);
+        qsi_trace_start(&r, QS_T_ACTIVATE);
         r.msg = m->id;
         qsi_emit(s, &r);
     }

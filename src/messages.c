@@ -276,7 +276,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
         s->incoming_tail = m;
         s->incoming_count++;
         if (QSI_EXPLAIN(s)) { /* `wait` is of the explain level */
-            r = qsi_trace_init(QS_T_WAIT);
+            qsi_trace_start(&r, QS_T_WAIT);
             r.msg = m->id;
             qsi_emit(s, &r);
         }
@@ -317,7 +317,8 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qs_queue *q = e->queue;
     qs_job *job = p->job;
     qs_message *m = job->message;
-    qs_trace r = qsi_trace_init(QS_T_DEFER);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_DEFER);
 
     r.msg = m->id;
     r.transport = q->transport->name;

@@ -188,7 +188,8 @@ void qsi_job_pop(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
     qs_job *parent = job->parent;
-    qs_trace r = qsi_trace_init(QS_T_POP);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_POP);
 
     r.transport = t->name;
     r.msg = job->message->id;
@@ -311,7 +312,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     job = qsi_job_candidate(s, current, &delay, &total, &max_slots);
     if (!job) {
         /* an attempt (the gate let it through) that found no candidate */
-        r = qsi_trace_init(QS_T_NOCANDIDATE);
+        qsi_trace_start(&r, QS_T_NOCANDIDATE);
         r.transport = t->name;
         r.msg = current->message->id;
         r.a = current->slots_available;
@@ -319,7 +320,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         qsi_emit_explain(s, &r);
         return current;
     }
-    r = qsi_trace_init(QS_T_CANDIDATE);
+    qsi_trace_start(&r, QS_T_CANDIDATE);
     r.transport = t->name;
     r.msg = current->message->id;
     r.msg2 = job->message->id;
@@ -338,7 +339,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * is charged below, so the counter may go negative and the gate above
      * holds further attempts until it is repaid. */
     needed = QS_MAX_ENTRIES(job) - job->selected_entries;
-    r = qsi_trace_init(QS_T_NOPREEMPT);
+    qsi_trace_start(&r, QS_T_NOPREEMPT);
     r.transport = t->name;
     r.msg = current->message->id;
     r.msg2 = job->message->id;

@@ -117,17 +117,6 @@ void qsi_emit(qs_sched *s, qs_trace *r)
 
 /* (qsi_calloc, qsi_strdup, qsi_map_put and the pools: alloc.c) */
 
-/* With the scheduler: the free objects go back to malloc (the live ones
- * are freed with their owners in qs_sched_free). */
-static void pool_destroy(qs_pool *p)
-{
-    while (p->head) {
-        void *obj = p->head;
-        memcpy(&p->head, obj, sizeof p->head);
-        free(obj);
-    }
-}
-
 /* True in the postfix profile.  Every place where the profiles differ
  * tests this, next to the S-PFX rule id that says why (spec/profiles.md):
  * grep for qsi_postfix to list them all.
@@ -223,7 +212,8 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
         int i;
         for (i = 0; i < 2; i++) {
             if (fbs[i]->form == QS_FB_SQRT) {
-                qs_trace r = qsi_trace_init(QS_T_FBWARN);
+                qs_trace r;
+                qsi_trace_start(&r, QS_T_FBWARN);
                 fbs[i]->form = QS_FB_CONST;
                 fbs[i]->base = 1;
                 r.transport = t->name;
@@ -359,22 +349,22 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     return s;
 }
 
-/* Frees a queue's entry list (todo or busy). */
-static void free_queue_entries(qs_entry *e)
+/* A queue not cut from the queue pool (a name too long for it,
+ * qsi_queue_obtain) has an allocation of its own. */
+static void queue_free_unpooled(qs_queue *q)
 {
-    while (e) {
-        qs_entry *n = e->qnext;
-        free(e);
-        e = n;
-    }
+    if (strlen(q->name) >= QSI_QUEUE_NAME_POOLED)
+        free(q);
 }
 
 /* Frees everything, whatever state the scheduler is in (deliveries in
- * flight, messages waiting): every object is reachable from exactly one
- * owner list - entries from their queue, queues from their transport,
- * peers and jobs from their message, messages from the active or incoming
- * list - so walking the owner lists frees each object once.  No trace is
- * emitted. */
+ * flight, messages waiting).  Entries, peers, jobs, queues with short
+ * names and messages of the size classes live in the pools' slabs, which
+ * go at the end, all at once (qsi_pool_free); what has an allocation of
+ * its own is reachable from exactly one owner list - queues from their
+ * transport, jobs (with their peer maps) from their message, messages
+ * from the active or incoming list - so walking the owner lists frees it
+ * once.  No trace is emitted. */
 void qs_sched_free(qs_sched *s)
 {
     qs_transport *t, *tn;
@@ -382,46 +372,33 @@ void qs_sched_free(qs_sched *s)
     size_t i;
     if (!s)
         return;
-    /* Queues own every entry (pending on todo, in flight on busy), so the
-     * entries go with their queues; transports go after their queues. */
+    /* Entries are all pooled (their queues' lists need no walk);
+     * transports go after their queues. */
     for (t = s->xhead; t; t = tn) {
         qs_queue *q, *qn;
-        qs_job *j, *jn;
         tn = t->next;
         for (q = t->qhead; q; q = qn) {
             qn = q->next;
-            free_queue_entries(q->todo_head);
-            free_queue_entries(q->busy_head);
-            free(q);
+            queue_free_unpooled(q);
         }
         for (q = t->park_head; q; q = qn) { /* parked: no entries */
             qn = q->park_next;
-            free(q);
+            queue_free_unpooled(q);
         }
-        (void)j;
-        (void)jn;
         qs_map_destroy(&t->queues);
         free(t->name);
         free(t);
     }
-    /* Active messages own their jobs, jobs their peers.  Jobs are freed
-     * directly, not through qsi_job_free: that would pop stacks and move
-     * slots, work (and trace lines) a scheduler being destroyed must not
-     * do. */
+    /* Active messages own their jobs, jobs their peers (pooled, as the
+     * jobs are: only a job's peer map is its own).  Not through
+     * qsi_job_free: that would pop stacks and move slots, work (and trace
+     * lines) a scheduler being destroyed must not do. */
     for (m = s->active_head; m; m = mn) {
+        qs_job *j;
         mn = m->next;
-        while (m->jobs) {
-            qs_job *j = m->jobs;
-            qs_peer *p, *pn;
-            m->jobs = j->mnext;
-            for (p = j->peer_head; p; p = pn) {
-                pn = p->next;
-                free(p);
-            }
+        for (j = m->jobs; j; j = j->mnext)
             qs_map_destroy(&j->peers);
-            free(j);
-        }
-        qsi_message_free(s, m);
+        qsi_message_free(s, m); /* freed, or to a pool freed below */
     }
     /* Waiting messages have nothing but themselves. */
     for (m = s->incoming_head; m; m = mn) {
@@ -437,12 +414,12 @@ void qs_sched_free(qs_sched *s)
     free(s->ck_queues.v);
     free(s->ck_xports.v);
     free(s->ck_entries.v);
-    pool_destroy(&s->entry_pool);
-    pool_destroy(&s->peer_pool);
-    pool_destroy(&s->job_pool);
-    pool_destroy(&s->queue_pool);
+    qsi_pool_free(&s->entry_pool);
+    qsi_pool_free(&s->peer_pool);
+    qsi_pool_free(&s->job_pool);
+    qsi_pool_free(&s->queue_pool);
     for (i = 0; i < QSI_MSG_POOLS; i++)
-        pool_destroy(&s->msg_pool[i]);
+        qsi_pool_free(&s->msg_pool[i]);
     free(s->batch);
     free(s);
 }

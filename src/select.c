@@ -85,7 +85,8 @@
  * and selection restarts at the head, which becomes the current job. */
 void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 {
-    qs_trace r = qsi_trace_init(QS_T_UNBLOCK);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_UNBLOCK);
     int released = 0;
     qs_job *job;
     qs_entry *e;
@@ -280,7 +281,8 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     qs_queue *q = p->queue;
     qs_job *job = p->job;
     qs_transport *t = q->transport;
-    qs_trace r = qsi_trace_init(QS_T_DELIVER);
+    qs_trace r;
+    qsi_trace_start(&r, QS_T_DELIVER);
 
     qsi_peer_unlink_entry(p, e);
     qsi_qlist_unlink(&q->todo_head, &q->todo_tail, e);
@@ -559,7 +561,7 @@ int qs_select(qs_sched *s, const char *transport, qs_delivery *out,
     if (found)
         return 1;
     s->stats.idles++;
-    r = qsi_trace_init(QS_T_IDLE);
+    qsi_trace_start(&r, QS_T_IDLE);
     r.transport = transport;
     qsi_emit(s, &r);
     return 0;

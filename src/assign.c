@@ -331,7 +331,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         qs_job *j;
         for (j = m->jobs; j; j = j->mnext) {
             qsi_cix_update(j);
-            if (QS_HAS_ENTRIES(j) && !QS_IS_BLOCKER(j))
+            if (QS_HAS_ENTRIES(j) && !qsi_is_blocker(j))
                 QSI_CAND_RESET(j->transport);
         }
     }

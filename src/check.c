@@ -249,7 +249,7 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
          * front of it, and back to the head when a blocker is released. */
         if (j == t->job_walk)
             walk_seen = 1;
-        CHECK(walk_seen || QS_IS_BLOCKER(j),
+        CHECK(walk_seen || qsi_is_blocker(j),
               "transport %s: job %s before where selection starts (%s) is "
               "not a blocker", t->name, j->message->id,
               t->job_walk ? t->job_walk->message->id : "nowhere");

@@ -432,8 +432,8 @@ static int ck_transport(qs_transport *t, char *err, size_t errlen)
           "transport %s: selection starts at a job not on the job list",
           t->name);
     CHECK(t->job_walk ? !t->job_walk->lprev ||
-                            QS_IS_BLOCKER(t->job_walk->lprev)
-                      : !t->jtail || QS_IS_BLOCKER(t->jtail),
+                            qsi_is_blocker(t->job_walk->lprev)
+                      : !t->jtail || qsi_is_blocker(t->jtail),
           "transport %s: job before where selection starts is not a "
           "blocker", t->name);
     return 0;

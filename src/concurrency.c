@@ -190,6 +190,8 @@ void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q)
     if (q->ready)
         t->ready_queues--;
     qsi_ck_queue_gone(t->sched, q);
+    if (q->bix_ph)
+        qsi_bix_queue_gone(q);
     if (q->prev)
         q->prev->next = q->next;
     else
@@ -363,7 +365,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
      * come before the deferrals: deferring removes the queue's entries,
      * after which nothing would show who had blocked. */
     if (QS_READING(s, QR_DEATH_RELEASE) == QRV_DEATH_RELEASES &&
-        q->blocker_tag == t->blocker_tag) {
+        qsi_queue_marked(q)) {
         /* R-18 death_release = yes (the document profile; no: S-PFX-10) */
         qsi_blocker_release(s, t, q);
         released = 1;

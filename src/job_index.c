@@ -106,6 +106,41 @@ static int cix_pull(qs_job *x)
     return changed;
 }
 
+/* Subtree sizes (blocker_index.c's ranks): kept only while the
+ * transport's blocker index is on, where every insertion and removal
+ * then climbs to the root (a size changes at every ancestor); built when
+ * it is switched on (qsi_cix_sizes). */
+static int64_t cix_size_of(const qs_job *x) { return x ? x->cix_size : 0; }
+
+static int64_t cix_size_build(qs_job *x)
+{
+    if (!x)
+        return 0;
+    x->cix_size = cix_size_build(x->cix_left) + cix_size_build(x->cix_right) + 1;
+    return x->cix_size;
+}
+
+/* The subtree sizes of the transport's tree, from scratch. */
+void qsi_cix_sizes(qs_transport *t)
+{
+    (void)cix_size_build(t->cix_root);
+}
+
+/* How many jobs come before x on the list (x NULL: all of them), from the
+ * subtree sizes (bix_on): O(depth). */
+int64_t qsi_cix_rank(const qs_transport *t, const qs_job *x)
+{
+    int64_t r;
+    const qs_job *c;
+    if (!x)
+        return cix_size_of(t->cix_root);
+    r = cix_size_of(x->cix_left);
+    for (c = x; c->cix_up; c = c->cix_up)
+        if (c == c->cix_up->cix_right)
+            r += cix_size_of(c->cix_up->cix_left) + 1;
+    return r;
+}
+
 /* x takes its parent's place (one rotation); the in-order sequence, i.e.
  * the job list, is unchanged. */
 /* Rotations are how the treap keeps its heap order on priorities (and so
@@ -138,6 +173,10 @@ static void cix_rotate_up(qs_transport *t, qs_job *x)
     /* p is now x's child: pull it first, x's minima are built from it */
     cix_pull(p);
     cix_pull(x);
+    if (t->bix_on) {
+        p->cix_size = cix_size_of(p->cix_left) + cix_size_of(p->cix_right) + 1;
+        x->cix_size = cix_size_of(x->cix_left) + cix_size_of(x->cix_right) + 1;
+    }
 }
 
 /* Re-aggregates x and its ancestors, up to the first that does not
@@ -195,6 +234,12 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
     /* A job that has never selected anything enters with its full total
      * as "needed"; a job relinked by a later batch enters with what is
      * left. */
+    job->cix_size = 1;
+    if (t->bix_on) {
+        qs_job *a;
+        for (a = job->cix_up; a; a = a->cix_up)
+            a->cix_size++;
+    }
     cix_pull(job);
     while (job->cix_up && job->cix_prio > job->cix_up->cix_prio)
         cix_rotate_up(t, job);
@@ -211,6 +256,8 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
     qs_job *p;
     if (!job->cix_in)
         return;
+    if (t->bix_on && job->bix_listed)
+        qsi_bix_unlinked(t, job);
     /* rotate it down to a leaf, keeping the heap order of the others */
     while (job->cix_left || job->cix_right) {
         qs_job *c = !job->cix_left ? job->cix_right
@@ -230,6 +277,11 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
         p->cix_right = NULL;
     job->cix_up = NULL;
     job->cix_in = 0;
+    if (t->bix_on) {
+        qs_job *a;
+        for (a = p; a; a = a->cix_up)
+            a->cix_size--;
+    }
     cix_pull_path(p);
 }
 
@@ -244,6 +296,9 @@ void qsi_cix_update(qs_job *job)
 {
     if (job->cix_in)
         cix_pull_path(job);
+    /* blocker_index.c's stop flag reads the same counters */
+    if (job->bix_listed)
+        qsi_bix_flag_update(job);
 }
 
 /* One entry of the job was selected (select.c): of everything the
@@ -263,6 +318,10 @@ void qsi_cix_selected(qs_job *job)
     qs_job *x;
     if (!job->cix_in)
         return;
+    /* blocker_index.c's stop flag: its last pending entry may be gone
+     * while more are unread (then needed stays above 0, no full pull) */
+    if (job->bix_listed)
+        qsi_bix_flag_update(job);
     needed = QS_MAX_ENTRIES(job) - job->selected_entries;
     if (needed <= 0) {
         cix_pull_path(job);
@@ -279,8 +338,10 @@ void qsi_cix_selected(qs_job *job)
  * between preempt.c walks the list as the document says. */
 /* The thresholds are a cost choice, not a rule: the answer is the same
  * on both sides of them (tests/identity.sh runs streams across them). */
+#ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
 #define CIX_BUILD 64
 #define CIX_DROP 32
+#endif
 
 /* Building inserts jobs in list order, so each job's lprev is in the tree
  * already and qsi_cix_insert finds its place; the by-time tree is built
@@ -297,11 +358,13 @@ void qsi_cix_resize(qs_transport *t)
             qsi_cix_insert(t, j); /* in list order: j->lprev is in */
         for (j = t->thead; j; j = j->tnext)
             qsi_tix_insert(t, j);
+        qsi_bix_resize(t);
     } else if (t->cix_on && t->njobs < CIX_DROP) {
         t->cix_on = 0;
         t->cix_root = t->tix_root = NULL;
         for (j = t->jhead; j; j = j->lnext)
             j->cix_in = 0;
+        qsi_bix_resize(t);
     }
 }
 

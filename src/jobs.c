@@ -190,6 +190,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         t->jtail = job;
     t->njobs++;
     qsi_cix_insert(t, job);
+    if (t->bix_on)
+        qsi_bix_linked(t, job);
     qsi_cix_resize(t);
 
     /* The by-time list has no children to step over: it is in time order
@@ -250,6 +252,11 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * the current job under walk_start (Postfix); under last_selected the
      * current job stays the job selected last. */
     if (walk == NULL) {
+        /* blocker_index.c: the blockers are those before job_walk; a job
+         * linked right in front of it (or appended when every job is one)
+         * leaves them as they are, anywhere else they are written down */
+        if (t->bix_region && job->lnext != t->job_walk)
+            qsi_bix_materialize_but(t, job);
         t->job_walk = job;
         if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
             t->job_current = job;
@@ -269,6 +276,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * job is created and appended to the job list, it gets all unused
      * recipient slots from its transport's pool"). */
     job_take_pool(job, m, t);
+    QSI_BIX_MESSAGE(s, m);
     /* Only a relink is traced: a new job is implied by the `read` line of
      * the batch that created it. */
     if (revived)
@@ -395,7 +403,11 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     /* The job may have been a blocker anywhere before where selection
      * starts: the next walk starts at the head (S-PRE-11).  R-14: under
      * walk_start (Postfix) the head also becomes the current job. */
-    if (QS_IS_BLOCKER(job)) {
+    if (qsi_is_blocker(job)) {
+        if (t->bix_on) {
+            qsi_bix_materialize(t); /* job_walk moves back */
+            qsi_bix_job_untag(job);
+        }
         job->blocker_tag = 0;
         t->job_walk = t->jhead;
         if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
@@ -535,6 +547,8 @@ void qsi_peer_unlink_entry(qs_peer *p, qs_entry *e)
         p->etail = e->pprev;
     e->pprev = e->pnext = NULL;
     p->todo--;
+    if (!p->ehead && p->bix_pos)
+        qsi_bix_peer_idle(p); /* its last pending entry */
 }
 
 /* A new, empty entry at the end of the peer's list and of its queue's
@@ -548,6 +562,8 @@ qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
     qs_queue *q = p->queue;
     e->peer = p;
     e->queue = q;
+    if (q->transport->bix_on && !p->bix_pos)
+        qsi_bix_peer_pending(p); /* its first pending entry */
     e->pprev = p->etail;
     if (p->etail)
         p->etail->pnext = e;

@@ -179,6 +179,11 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     }
     pool_before = t->rcpt_unused;
     unused = job_give_back(job, m, t, next, next ? next->message : NULL);
+    if (s->bix_on_count > 0) { /* QSI_BIX_MESSAGE, both messages */
+        qsi_bix_message(m);
+        if (next)
+            qsi_bix_message(next->message);
+    }
     /* the first unread job took the pool: its message's limit moved */
     if (unused > 0 && next && pool_before + unused > 0)
         QSI_CK_MSG(s, next->message);

@@ -301,6 +301,7 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
     m->rcpt_count -= e->nrcpt;
     job->transport->in_core -= e->nrcpt;
     s->in_core -= e->nrcpt;
+    QSI_BIX_MESSAGE(s, m); /* its jobs may read again */
 }
 
 /* S-CON-9: a todo entry of a dead destination is deferred: removed from

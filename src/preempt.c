@@ -397,6 +397,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
         t->jhead = job;
     current->lprev = job;
     qsi_cix_insert(t, job);
+    qsi_bix_moved(t, job);
     /* The preempted job pays up front; the child counts the difference
      * between what it uses and what was paid (slots_used = -needed).
      * Paying at once, not per entry the child selects, matters once
@@ -410,6 +411,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * before it was released: the walk starts at the head, S-PRE-2).
      * R-14: it becomes the current job at once (walk_start, Postfix) or
      * when its entry is selected (last_selected). */
+    if (t->bix_region && t->job_walk != current)
+        qsi_bix_materialize_but(t, job); /* job_walk moves back
+                                            (blocker_index.c) */
     t->job_walk = t->job_walk == current ? job : t->jhead;
     if (QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START)
         t->job_current = job;
@@ -423,8 +427,10 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * drain it below zero; the normal pool goes negative by that amount
      * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
      * is QS_UNREAD (S-PFX-16 in the postfix profile). */
-    if (QS_UNREAD(job->message))
+    if (QS_UNREAD(job->message)) {
         job_extra_grant(job, job->message, t);
+        QSI_BIX_MESSAGE(s, job->message);
+    }
     s->stats.preemptions++;
     t->preemptions++;
     r.kind = QS_T_PREEMPT;

@@ -379,6 +379,7 @@ void qs_sched_free(qs_sched *s)
         tn = t->next;
         for (q = t->qhead; q; q = qn) {
             qn = q->next;
+            free(q->bix_ph);
             queue_free_unpooled(q);
         }
         for (q = t->park_head; q; q = qn) { /* parked: no entries */
@@ -386,6 +387,9 @@ void qs_sched_free(qs_sched *s)
             queue_free_unpooled(q);
         }
         qs_map_destroy(&t->queues);
+        free(t->bix_rh);
+        free(t->bix_fh);
+        free(t->bix_fs);
         free(t->name);
         free(t);
     }

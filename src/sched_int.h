@@ -72,8 +72,14 @@ struct qs_peer {
                                  be freed only at 0, since a `done` still
                                  needs it to find its job */
     qs_peer *prev, *next;     /* the job's peer list (round robin) */
-    int64_t ck_todo, ck_refs; /* the incremental checker's counts of its
-                                 pending, and pending + busy, entries */
+    int32_t ck_todo, ck_refs; /* the incremental checker's counts of its
+                                 pending, and pending + busy, entries (at
+                                 most one entry per recipient: < 2^31) */
+    uint32_t bix_pos;         /* 1 + its place in its queue's heap of
+                                 pending peers (blocker_index.c), 0: none
+                                 (the three in one word: a peer stays at
+                                 80 bytes, zeroed at every recipient
+                                 group's first entry) */
 };
 
 
@@ -142,6 +148,11 @@ struct qs_queue {
                                  transport could select here now; counted
                                  in transport->ready_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
+    /* blocker_index.c (while the transport's bix_on): the peers with
+     * pending entries here, a heap by their job's list place; 1 + this
+     * queue's place in the transport's heap of ready queues, 0: none */
+    qs_peer **bix_ph;
+    size_t bix_pn, bix_pcap, bix_rpos;
     /* the incremental checker (check.c): last check's epoch and place in
      * its list of touched queues; what it counted for this queue */
     uint64_t ck_epoch;
@@ -211,6 +222,18 @@ struct qs_job {
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
     int cix_in;               /* in the tree (= on the job list) */
+    int bix_stop;             /* its message has unread recipients, or it
+                                 has no entries: the selection walk does
+                                 more than mark it (kept by cix_pull, for
+                                 blocker_index.c) */
+    uint64_t bix_label;       /* its place on the list, increasing along
+                                 it (blocker_index.c, while bix_on) */
+    int64_t cix_size;         /* jobs in its subtree (kept while bix_on:
+                                 qsi_cix_rank) */
+    int bix_listed;           /* labelled and on the list (while bix_on) */
+    ptrdiff_t bix_fpos;       /* with bix_stop: 1 + its place in the
+                                 transport's heap of such jobs, or -(1 +
+                                 its place) in the set aside ones, 0 none */
     /* the same tree shape for the by-time list (job_index.c), kept with
      * the above; links only, no aggregate */
     qs_job *tix_left, *tix_right, *tix_up;
@@ -260,6 +283,25 @@ struct qs_transport {
                                  (S-MEM-5); a cache, advanced lazily */
     int64_t njobs;            /* jobs on the scheduler's list */
     int cix_on;               /* the list indexes are kept (long lists) */
+    int bix_on;               /* and the blocker index (postfix readings,
+                                 long walks: blocker_index.c) */
+    int bix_hot;              /* the last window of selections averaged
+                                 long walks (qsi_bix_adapt) */
+    int bix_due;              /* the selection asks qsi_bix_adapt */
+    int64_t bix_window_start; /* deliveries when the marks started */
+    int64_t walk_selects, walk_marks; /* selections and blocker marks in
+                                 the current window */
+    qs_queue **bix_rh;        /* its ready queues, a heap by the list place
+                                 of their first pending job */
+    size_t bix_rn, bix_rcap;
+    int bix_region;           /* the blockers are the jobs before job_walk
+                                 (and the tagged ones): blocker_index.c */
+    qs_job **bix_fh;          /* its jobs with bix_stop, a heap by list
+                                 place ... */
+    size_t bix_fn, bix_fcap;
+    qs_job **bix_fs;          /* ... but for those set aside, passed by the
+                                 walk since the last release */
+    size_t bix_sn, bix_scap;
     qs_job *cix_root;         /* the job list's tree (candidates.c) */
     qs_job *tix_root;         /* the by-time list's tree */
     unsigned blocker_tag;     /* odd; += 2 releases every blocker */
@@ -388,6 +430,7 @@ struct qs_sched {
     uint64_t serial;          /* the last serial handed out (messages,
                                  transports, queues, jobs share it) */
     int64_t next_handle;      /* D1, D2, ... in selection order (S-EV-8) */
+    int bix_on_count;         /* transports keeping the blocker index */
     /* global parameters: qmgr_message_active_limit,
      * qmgr_message_recipient_limit, qmgr_message_recipient_minimum,
      * minimal_backoff_time */
@@ -608,6 +651,86 @@ void qsi_ck_msg(qs_sched *s, qs_message *m);
 void qsi_ck_xport(qs_sched *s, qs_transport *t);
 void qsi_ck_job(qs_sched *s, qs_job *j);
 void qsi_ck_queue(qs_sched *s, qs_queue *q);
+/* blocker_index.c: the walk's stop and the destinations' marks */
+void qsi_bix_peer_pending(qs_peer *p);
+void qsi_bix_peer_idle(qs_peer *p);
+void qsi_bix_queue_ready(qs_queue *q);
+void qsi_bix_job_untag(qs_job *job);
+qs_job *qsi_bix_stop(const qs_transport *t);
+void qsi_bix_linked(qs_transport *t, qs_job *job);
+void qsi_bix_moved(qs_transport *t, qs_job *job);
+void qsi_bix_resize(qs_transport *t);
+void qsi_bix_adapt(qs_transport *t);
+/* blocker_index.c qsi_bix_adapt's window and threshold (tests/sh/
+ * blocker-index.sh builds with others: the index always, or never) */
+#ifndef QSI_BIX_WINDOW
+#define QSI_BIX_WINDOW 128 /* selections between two qsi_bix_adapt */
+#endif
+#ifndef QSI_BIX_MARKS
+#define QSI_BIX_MARKS (32 * QSI_BIX_WINDOW) /* marks that ask for it */
+#endif
+void qsi_bix_queue_gone(qs_queue *q);
+void qsi_bix_flag_sync(qs_job *job);
+void qsi_bix_flag_update(qs_job *job);
+/* The selection walk must stop at the job (blocker_index.c, job_index.c
+ * cix_pull keeps it as bix_stop): it has no entries (it retires), or its
+ * message has unread recipients and room for some (job_peer_select may
+ * read).  Otherwise the walk only tests its peers: with no room in the
+ * message (rcpt_limit <= rcpt_count) job_peer_select reads nothing
+ * (qsi_message_realloc reads limit - count > 0 recipients at most). */
+static inline int qsi_job_walk_stop(const qs_job *j)
+{
+    const qs_message *m = j->message;
+    return !QS_HAS_ENTRIES(j) ||
+           (QS_UNREAD(m) && m->rcpt_limit > m->rcpt_count);
+}
+void qsi_bix_message(qs_message *m);
+/* The message's recipient count or limit changed: its jobs' bix_stop
+ * follow, on transports that keep the blocker index (s->bix_on_count). */
+#define QSI_BIX_MESSAGE(s, m)                                                \
+    do {                                                                     \
+        if ((s)->bix_on_count > 0)                                           \
+            qsi_bix_message(m);                                              \
+    } while (0)
+void qsi_bix_unlinked(qs_transport *t, qs_job *job);
+void qsi_bix_materialize(qs_transport *t);
+void qsi_bix_materialize_but(qs_transport *t, const qs_job *fresh);
+void qsi_bix_released(qs_transport *t);
+qs_job *qsi_bix_region_stop(qs_transport *t, qs_job *from);
+qs_job *qsi_bix_walk_to_stop(qs_sched *s, qs_transport *t, qs_job *job);
+#ifdef QSCHED_CROSSCHECK
+void qsi_bix_check_mark(const qs_queue *q);
+void qsi_bix_check_start(const qs_transport *t);
+#define QSI_BIX_CHECK_MARK(q) qsi_bix_check_mark(q)
+#define QSI_BIX_CHECK_START(t) qsi_bix_check_start(t)
+#else
+#define QSI_BIX_CHECK_MARK(q) ((void)0)
+#define QSI_BIX_CHECK_START(t) ((void)0)
+#endif
+void qsi_cix_sizes(qs_transport *t);
+int64_t qsi_cix_rank(const qs_transport *t, const qs_job *x);
+/* S-PRE-11: is the job a blocker?  Its tag, or, while the transport's
+ * blocker index keeps the region (blocker_index.c: the postfix readings,
+ * long walks), its place: every job on the list before job_walk (all of
+ * them when job_walk is NULL) is one.  QS_IS_BLOCKER, the tag alone, is
+ * what the candidate scans use: they look at jobs after the current job,
+ * which under walk_start is job_walk, so never at the region. */
+static inline int qsi_is_blocker(const qs_job *j)
+{
+    const qs_transport *t = j->transport;
+    return j->blocker_tag == t->blocker_tag ||
+           (t->bix_region && j->bix_listed &&
+            (!t->job_walk || j->bix_label < t->job_walk->bix_label));
+}
+/* Is the destination marked as waited for by a blocker (S-PRE-11)?  Its
+ * tag, or, with the blocker index, its first pending job a blocker
+ * (blocker_index.c's header: why the two agree).  Without the index its
+ * heap is empty (bix_pn 0): the tag alone. */
+static inline int qsi_queue_marked(const qs_queue *q)
+{
+    return q->blocker_tag == q->transport->blocker_tag ||
+           (q->bix_pn > 0 && qsi_is_blocker(q->bix_ph[0]->job));
+}
 void qsi_ck_entry(qs_sched *s, qs_entry *e);
 #define QSI_CK_MSG(s, m)                                                     \
     do {                                                                     \
@@ -652,6 +775,8 @@ static inline void qsi_queue_update_ready(qs_queue *q)
     if (ready != q->ready) {
         q->ready = ready;
         q->transport->ready_queues += ready ? 1 : -1;
+        if (q->transport->bix_on)
+            qsi_bix_queue_ready(q);
     }
 }
 

@@ -93,6 +93,8 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
     if (QS_READING(s, QR_BLOCKER_RELEASE) == QRV_RELEASE_ALL) {
         t->blocker_tag += 2;
         released = 1;
+        if (t->bix_on)
+            qsi_bix_released(t); /* (job_walk goes to the head below) */
     } else {
         /* The blockers on the list whose peer at q has a pending entry.
          * The job list, not q's pending entries, is walked: a bulk job may
@@ -148,7 +150,8 @@ void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q)
 void qsi_blocker_update(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
-    if (q->blocker_tag != t->blocker_tag)
+    QSI_BIX_CHECK_MARK(q); /* (crosscheck builds: blocker_region.c) */
+    if (!qsi_queue_marked(q)) /* S-PRE-11: a blocker waits here */
         return;
     if (!q->dead && q->window > q->busy && q->todo > 0)
         qsi_blocker_release(s, t, q);
@@ -198,6 +201,9 @@ static void job_mark_blocker(qs_sched *s, qs_transport *t, qs_job *job,
 {
     qs_peer *pp;
     job->blocker_tag = t->blocker_tag;
+    if (++t->walk_marks >= QSI_BIX_MARKS)
+        t->bix_due = 1; /* long walks: the next selection asks for the
+                           blocker index (qsi_bix_adapt) */
     if (only)
         only->blocker_tag = t->blocker_tag;
     else
@@ -358,8 +364,22 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
 {
     qs_job *job, *next;
     qs_peer *p;
+    int fast;
+    /* how long the walks are decides whether the blocker index is kept */
+    fast = 0;
+    if (t->bix_due) { /* (always while the index is on) */
+        if (!t->bix_on || ++t->walk_selects == QSI_BIX_WINDOW)
+            qsi_bix_adapt(t);
+        if (t->bix_on) {
+            if (!QSI_EXPLAIN(s))
+                fast = 1; /* straight to the stops (blocker_region.c) */
+            else
+                qsi_bix_materialize(t); /* the plain walk needs the tags */
+        }
+    }
     if (!t->job_walk)
         return 0; /* every job is a blocker */
+    QSI_BIX_CHECK_START(t); /* (crosscheck builds: blocker_region.c) */
     /* S-PRE-3: preemption only with k >= 2 (k = 1 degenerates).
      * With k = 1 every selected entry would earn a whole free slot, an
      * inflation bound of k/(k-1) = infinity; k = 0 is the documented way
@@ -371,6 +391,11 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
      * retires below, leaving the list, and the walk must go on from where
      * it was, not from a job no longer linked. */
     for (job = t->job_walk; job; job = next) {
+        /* with the blocker index, straight to the next job the plain
+         * logic below would do more with than mark it */
+        if (fast && t->bix_on &&
+            (job = qsi_bix_walk_to_stop(s, t, job)) == NULL)
+            break;
         next = job->lnext;
         if (QS_IS_BLOCKER(job))
             continue;

@@ -91,7 +91,7 @@ size_t qs_describe(const qs_sched *s, char *buf, size_t buflen)
                       (long long)j->slots_available,
                       (long long)j->selected_entries,
                       (long long)QS_MAX_ENTRIES(j),
-                      QS_IS_BLOCKER(j) ? ", blocker" : "",
+                      qsi_is_blocker(j) ? ", blocker" : "",
                       j->parent ? ", preempting " : "");
         /* Dead destinations show only what is still in flight: their
          * window is frozen and nothing can be pending (S-CON-9). */
@@ -203,7 +203,7 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
             sb_printf(&b, "Q%s w%d s%a f%a c%a d%d r%lld b%d:", q->name,
                       q->window, q->success, q->failure, q->fail_cohorts,
                       q->dead, (long long)q->revive_at,
-                      q->blocker_tag == t->blocker_tag);
+                      qsi_queue_marked(q));
             for (e = q->todo_head; e; e = e->qnext)
                 sb_printf(&b, "t%s/%lld,", e->peer->job->message->id,
                           (long long)e->nrcpt);
@@ -222,7 +222,7 @@ size_t qs_encode_state(const qs_sched *s, char *buf, size_t buflen)
             sb_printf(&b, "J%s L%d P%s B%d a%lld u%lld s%lld r%lld c%lld "
                       "l%lld:", j->message->id, j->stack_level,
                       j->parent ? j->parent->message->id : "-",
-                      QS_IS_BLOCKER(j), (long long)j->slots_available,
+                      qsi_is_blocker(j), (long long)j->slots_available,
                       (long long)j->slots_used,
                       (long long)j->selected_entries,
                       (long long)j->read_entries, (long long)j->rcpt_count,

@@ -56,6 +56,13 @@ conformance: $(BUILD)/qsched
 # while src/ is being edited.
 COVERAGE_TREE := $(COVERAGE_BUILD)/tree
 COVERAGE_QSCHED := $(abspath $(COVERAGE_TREE))/build/qsched
+# The blocker index (src/blocker_index.c) works on long job lists with long
+# walks only: a second coverage build from the same snapshot, with the
+# thresholds of tests/sh/blocker-index.sh's stress build (every list
+# indexed, the index switched on and off all the time), runs long
+# postfix-profile streams; the gate counts both builds as one run.
+COVERAGE_STRESS_FLAGS := -DCIX_BUILD=4 -DCIX_DROP=2 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4
+COVERAGE_STRESS_QSCHED := $(abspath $(COVERAGE_TREE))/build-stress/qsched
 
 # The runner is the ordinary build: only the implementation under test,
 # the coverage build, writes coverage data.
@@ -76,6 +83,19 @@ coverage: $(BUILD)/qsched
 	    $$(sed -n '1s/^# args: *//p' $$f) $$f >/dev/null || exit 1; done
 	@for f in tests/errors/reading-*.events; do \
 	  $(COVERAGE_QSCHED) $$f >/dev/null 2>&1; [ $$? -eq 2 ] || exit 1; done
+	@echo "== long job lists with long walks: the blocker index (src/blocker_index.c)"
+	@$(MAKE) -s -C $(COVERAGE_TREE) BUILD=build-stress OPT="-O0 -g --coverage" \
+	  CFLAGS="$(COVERAGE_STRESS_FLAGS)" build-stress/qsched
+	@for g in "queue 1 3000 20000" "heavy 1 3000 20000" "large 3 300 20000" \
+	    "large 5 300 20000" "mixed 2 0 20000" "transports 1 0 20000" \
+	    "bulk 1 0 6000" "blockers 1 0 6000" "local 1 0 6000"; do set -- $$g; \
+	  b=; [ $$3 -gt 0 ] && b="--backlog $$3"; \
+	  $(BUILD)/qsched gen --seed $$2 --mix $$1 --profile postfix $$b \
+	    --size $$4 >$(COVERAGE_TREE)/bix.events || exit 1; \
+	  $(COVERAGE_QSCHED) --stats --check-invariants $(COVERAGE_TREE)/bix.events \
+	    >/dev/null || exit 1; \
+	  $(COVERAGE_STRESS_QSCHED) --stats --check-invariants $(COVERAGE_TREE)/bix.events \
+	    >/dev/null || exit 1; done
 	@$(COVERAGE_QSCHED) -d >/dev/null
 	@$(COVERAGE_QSCHED) verify --readings tests/golden/rd-idle-window-discard.events \
 	  tests/golden/rd-idle-window-keep.expected >/dev/null; [ $$? -eq 1 ]
@@ -89,7 +109,7 @@ coverage: $(BUILD)/qsched
 	  --filter 'src/(check|check_changes|state_text)\.c$$' --print-summary -o build/gcovr-check.txt
 	@echo "== gate: the core without code no event stream can reach"
 	@cd $(COVERAGE_TREE) && python3 $(abspath tests/conformance/tools/coverage.py) \
-	  build/obj $(COVERAGE_MIN) $(COVERAGE_CORE)
+	  build/obj:build-stress/obj $(COVERAGE_MIN) $(COVERAGE_CORE)
 
 # Maintainer targets: regenerate the generated vectors (their expected
 # traces come from qsched: a regression oracle), and the index and the

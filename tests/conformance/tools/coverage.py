@@ -10,8 +10,11 @@ It prints the raw numbers too, lists every remaining uncovered line or
 branch (so that a vector can be written for it), and warns about any
 exclusion that the suite does reach after all (a stale exclusion).
 
-usage: coverage.py OBJDIR MIN_PERCENT FILE...
+usage: coverage.py OBJDIR[:OBJDIR...] MIN_PERCENT FILE...
 Runs `gcov -b -c -t` (branch counts, not rounded percentages) from the current directory (the repository top).
+Several object directories (builds of the same sources with other
+compile-time constants, e.g. the blocker index's thresholds) count as one
+run: a line's counts add up, a branch is taken if it was in any of them.
 Python 3 standard library only.
 """
 import os
@@ -59,6 +62,31 @@ def parse_gcov(objdir, src):
             taken = m.group(3) is not None and int(m.group(3)) > 0
             cur[4].append((int(m.group(1)), taken))
     return lines
+
+
+def parse_gcov_merged(objdirs, src):
+    """parse_gcov over several builds of the same source, merged line by
+    line (gcov prints the same lines in the same order for each; a header's
+    inline functions reuse line numbers, so lines pair by position, and the
+    pairs must agree): counts added, a branch taken in any build."""
+    merged = None
+    for objdir in objdirs:
+        lines = parse_gcov(objdir, src)
+        if merged is None:
+            merged = lines
+            continue
+        if len(lines) != len(merged) or any(
+                a[0] != b[0] or a[2] != b[2] for a, b in zip(merged, lines)):
+            sys.exit("coverage: %s: the builds in %s do not print the same "
+                     "lines" % (src, ":".join(objdirs)))
+        for cur, other in zip(merged, lines):
+            if other[3] is not None:
+                cur[3] = (cur[3] or 0) + other[3]
+            if len(other[4]) > len(cur[4]):
+                cur[4] = cur[4] + [(b, False) for b, _ in other[4][len(cur[4]):]]
+            cur[4] = [(b, t or (i < len(other[4]) and other[4][i][1]))
+                      for i, (b, t) in enumerate(cur[4])]
+    return merged
 
 
 def read_exclusions():
@@ -115,7 +143,7 @@ def main():
         base = os.path.basename(src)
         per = {"raw_l": [0, 0], "raw_b": [0, 0], "l": [0, 0], "b": [0, 0]}
         seen_in_func = {}
-        glines = parse_gcov(objdir, src)
+        glines = parse_gcov_merged(objdir.split(":"), src)
         block_until = {}   # exclusion index -> (indent, started)
         for idx, (no, func, text, count, branches) in enumerate(glines):
             # which exclusions apply to this line

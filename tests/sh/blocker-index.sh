@@ -1,0 +1,104 @@
+#!/bin/sh
+# tests/sh/blocker-index.sh - the blocker index (src/blocker_index.c and
+# src/blocker_region.c; issue 16: the selection walk's stop found, the
+# blockers in front of it held as a region) gives the plain walk's
+# decisions, marks and counts.
+#
+# Owns the differential check of the index against the plain walk, on
+# builds that differ only in when the index is used:
+#   plain   the index never switched on (QSI_BIX_MARKS out of reach): the
+#           walk of select.c exactly as the document's pseudocode;
+#   stress  every list longer than 4 jobs indexed (CIX_BUILD), the index
+#           switched on after 8 marks and off again below 2 a selection
+#           (QSI_BIX_WINDOW 4), list labels 4 apart (BIX_STEP: a window
+#           is relabelled after two links into one gap): the region, its
+#           writing down (a blocker
+#           that gets entries, a job linked or a preemption in front of the
+#           walk, the index dropped), the set-aside stop flags and the
+#           rebuilds all happen many times per stream; and
+#           QSCHED_CROSSCHECK, which checks before every fast walk that each
+#           job it passes is one the plain walk would mark, their number,
+#           that no blocker waits where there is room, the heaps' order, and
+#           at every release test the inferred destination marks against a
+#           scan (src/select.c walk_to_stop_check, qsi_blocker_update).
+# On postfix-profile streams of every shape that makes blockers (queued
+# backlogs, preemption-heavy, bulk, local, many transports) the two must
+# print the same trace and the same --stats (the `blockers` count is the
+# number of marks), and the stress build must not abort.  The document
+# profile never uses the index (R-13, R-14 are not Postfix's there); one
+# stream checks that it is unchanged too.
+#
+# That the check can fail: a copy of the sources with one known bug (the
+# job just linked in front of the walk written down as a blocker with the
+# region - the bug this test was written after) must be caught.
+# Prints ok/FAIL lines.
+set -u
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "ok $1"; }
+no() { echo "FAIL $1: $2"; }
+Q=${QSCHED:-build/qsched}
+
+stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
+plain_flags="-DQSI_BIX_MARKS=4000000000000"
+build() { # DIR FLAGS [SRCDIR]
+    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
+        { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
+}
+build "$t/plain" "$plain_flags"
+build "$t/stress" "$stress_flags"
+
+# same NAME STREAM: the two builds agree (trace, stats, exit status 0)
+same() {
+    "$t/plain/qsched" --stats "$2" >"$t/p.out" 2>&1; prc=$?
+    "$t/stress/qsched" --stats "$2" >"$t/s.out" 2>&1; src=$?
+    if [ $prc -ne 0 ] || [ $src -ne 0 ]; then
+        no "$1" "exit $prc (plain), $src (stress): $(tail -1 "$t/s.out")"
+    elif ! cmp -s "$t/p.out" "$t/s.out"; then
+        no "$1" "traces differ: $(cmp "$t/p.out" "$t/s.out" | head -1)"
+    else
+        ok "$1"
+    fi
+}
+
+# MIX SEED SIZE: postfix-profile streams (the large ones first: the
+# mutant below is caught on them)
+n=0
+for run in "large 1 10000" "large 3 10000" "queue 1 6000" "queue 2 6000" \
+    "heavy 1 6000" "heavy 2 6000" "blockers 1 6000" "local 1 6000" \
+    "transports 1 6000" "bulk 1 6000" "mixed 1 6000"; do
+    # shellcheck disable=SC2086
+    set -- $run
+    f="$t/$n-$1-$2.events"
+    case $1 in queue|heavy|large) backlog="--backlog 400" ;; *) backlog= ;; esac
+    # shellcheck disable=SC2086
+    if ! "$Q" gen --seed "$2" --mix "$1" --profile postfix $backlog \
+        --size "$3" >"$f" 2>"$t/gen.err" || [ ! -s "$f" ]; then
+        no "postfix-$1-$2" "gen failed: $(head -1 "$t/gen.err")"
+        continue
+    fi
+    same "postfix-$1-$2-$3" "$f"
+    n=$((n + 1))
+done
+"$Q" gen --seed 1 --mix heavy --profile document --size 6000 >"$t/doc.events"
+same document-heavy-1 "$t/doc.events"
+
+# the mutant: built as the stress build, from a copy of the sources
+mkdir -p "$t/mut"
+cp -R Makefile src "$t/mut/"
+# the bug: a job linked in front of the walk is written down as a blocker
+# together with the region (qsi_bix_materialize_but forgets `fresh`)
+sed -i 's/        if (j != fresh)$/        if (j != fresh || fresh)/' "$t/mut/src/blocker_region.c"
+if cmp -s src/blocker_region.c "$t/mut/src/blocker_region.c"; then
+    no mutant-applies "the mutation did not change src/blocker_region.c"
+else
+    build "$t/mut/build" "$stress_flags" "$t/mut"
+    caught=0
+    for f in "$t"/0-*.events "$t"/1-*.events; do
+        "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
+        "$t/mut/build/qsched" --stats "$f" >"$t/m.out" 2>&1 || { caught=1; break; }
+        cmp -s "$t/p.out" "$t/m.out" || { caught=1; break; }
+    done
+    if [ $caught -eq 1 ]; then ok mutant-fresh-job-caught
+    else no mutant-fresh-job-caught "the mutant agreed with the plain walk on $n streams"; fi
+fi

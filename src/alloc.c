@@ -112,6 +112,24 @@ void qsi_pool_free(qs_pool *p)
     p->cut = p->cut_end = NULL;
 }
 
+/* Room for one more element in a growing array of pointers (*v, *cap
+ * elements): doubled when full, from `first`; never fails (see
+ * qsi_calloc).  Amortised O(1) per element. */
+void qsi_grow_ptrs(void *vp, size_t n, size_t *cap, size_t first)
+{
+    void **old, **v;
+    size_t nc;
+    if (n < *cap)
+        return;
+    memcpy(&old, vp, sizeof old);
+    nc = *cap ? 2 * *cap : first;
+    v = realloc(old, nc * sizeof *v);
+    if (!v)
+        abort(); /* out of memory: see qsi_calloc */
+    memcpy(vp, &v, sizeof v);
+    *cap = nc;
+}
+
 /* Back on the free list, for the next qsi_pool_get of its kind. */
 void qsi_pool_put(qs_pool *p, void *obj)
 {

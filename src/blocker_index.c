@@ -210,14 +210,7 @@ static void rh_sync(qs_queue *q)
     int want = q->ready && q->bix_pn > 0;
     size_t i;
     if (want && !q->bix_rpos) {
-        if (t->bix_rn == t->bix_rcap) {
-            size_t nc = t->bix_rcap ? 2 * t->bix_rcap : 16;
-            qs_queue **v = realloc(t->bix_rh, nc * sizeof *v);
-            if (!v)
-                abort(); /* out of memory: see qsi_calloc */
-            t->bix_rh = v;
-            t->bix_rcap = nc;
-        }
+        qsi_grow_ptrs(&t->bix_rh, t->bix_rn, &t->bix_rcap, 16);
         rh_set(t, t->bix_rn++, q);
         rh_up(t, t->bix_rn - 1);
     } else if (!want && q->bix_rpos) {
@@ -253,14 +246,7 @@ void qsi_bix_peer_pending(qs_peer *p)
 {
     qs_queue *q = p->queue;
     const qs_job *was = q->bix_pn ? q->bix_ph[0]->job : NULL;
-    if (q->bix_pn == q->bix_pcap) {
-        size_t nc = q->bix_pcap ? 2 * q->bix_pcap : 4;
-        qs_peer **v = realloc(q->bix_ph, nc * sizeof *v);
-        if (!v)
-            abort(); /* out of memory: see qsi_calloc */
-        q->bix_ph = v;
-        q->bix_pcap = nc;
-    }
+    qsi_grow_ptrs(&q->bix_ph, q->bix_pn, &q->bix_pcap, 4);
     ph_set(q, q->bix_pn++, p);
     ph_up(q, q->bix_pn - 1);
     bix_first_changed(q, was);

@@ -69,14 +69,7 @@ static void fh_down(qs_transport *t, size_t i)
 
 static void fh_push(qs_transport *t, qs_job *j)
 {
-    if (t->bix_fn == t->bix_fcap) {
-        size_t nc = t->bix_fcap ? 2 * t->bix_fcap : 16;
-        qs_job **v = realloc(t->bix_fh, nc * sizeof *v);
-        if (!v)
-            abort(); /* out of memory: see qsi_calloc */
-        t->bix_fh = v;
-        t->bix_fcap = nc;
-    }
+    qsi_grow_ptrs(&t->bix_fh, t->bix_fn, &t->bix_fcap, 16);
     fh_set(t, t->bix_fn++, j);
     fh_up(t, t->bix_fn - 1);
 }
@@ -95,14 +88,7 @@ static void fh_remove(qs_transport *t, qs_job *j)
 
 static void fs_push(qs_transport *t, qs_job *j)
 {
-    if (t->bix_sn == t->bix_scap) {
-        size_t nc = t->bix_scap ? 2 * t->bix_scap : 16;
-        qs_job **v = realloc(t->bix_fs, nc * sizeof *v);
-        if (!v)
-            abort(); /* out of memory: see qsi_calloc */
-        t->bix_fs = v;
-        t->bix_scap = nc;
-    }
+    qsi_grow_ptrs(&t->bix_fs, t->bix_sn, &t->bix_scap, 16);
     t->bix_fs[t->bix_sn] = j;
     j->bix_fpos = -(ptrdiff_t)++t->bix_sn;
 }

@@ -82,14 +82,7 @@
 void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
                  uint64_t *epoch, size_t *index)
 {
-    if (set->n == set->cap) {
-        size_t ncap = set->cap ? 2 * set->cap : 64;
-        void **v = realloc(set->v, ncap * sizeof *v);
-        if (!v)
-            abort(); /* out of memory: see qsi_calloc */
-        set->v = v;
-        set->cap = ncap;
-    }
+    qsi_grow_ptrs(&set->v, set->n, &set->cap, 64);
     *epoch = s->ck_epoch;
     *index = set->n;
     set->v[set->n++] = obj;

@@ -560,6 +560,7 @@ static inline void *qsi_pool_get_sized(qs_pool *p, size_t size)
 }
 void qsi_pool_put(qs_pool *p, void *obj);
 void qsi_pool_free(qs_pool *p);
+void qsi_grow_ptrs(void *vp, size_t n, size_t *cap, size_t first);
 char *qsi_strdup(const char *str);
 void qsi_map_put(qs_map *m, const char *str, uint64_t num, void *v);
 void qsi_handles_put(qs_handle_table *t, uint64_t h, void *v);

@@ -26,8 +26,11 @@
 
 /* ---- the jobs the walk must stop at for another reason (bix_stop) ----
  *
- * A heap by list place of the transport's jobs with bix_stop (unread
- * recipients, or no entries), for the region walk: the first of them at
+ * A heap by list place of the transport's jobs with bix_stop (no entries,
+ * or unread recipients and room to read them: qsi_job_walk_stop), kept at
+ * every change of what it reads (job_index.c's qsi_cix_update and
+ * qsi_cix_selected, QSI_BIX_MESSAGE where a message's recipient count or
+ * limit moves), for the region walk: the first of them at
  * or after where the walk is.  Those the walk has passed are blockers
  * (every job before job_walk is one) and are set aside until the next
  * release of every blocker puts them back: a job's position in the

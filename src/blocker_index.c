@@ -101,6 +101,13 @@
 #include <stdint.h>
 #include "sched_int.h"
 
+/* 1: the index whenever the list index is on, however short the walks
+ * (tests/sh/blocker-index.sh's "always" build: the hand vectors' small
+ * scenes, e.g. a blocker that gets entries, run with the index) */
+#ifndef QSI_BIX_ALWAYS
+#define QSI_BIX_ALWAYS 0
+#endif
+
 /* Labels: spacing of jobs appended at the tail, and the first label. */
 #ifndef BIX_STEP /* (tests/sh/blocker-index.sh: smaller, to relabel often) */
 #define BIX_STEP ((uint64_t)1 << 32)
@@ -417,7 +424,7 @@ void qsi_bix_resize(qs_transport *t)
     qs_sched *s = t->sched;
     qs_queue *q;
     qs_job *j;
-    int want = t->cix_on && t->bix_hot && bix_wanted(s);
+    int want = t->cix_on && (QSI_BIX_ALWAYS || t->bix_hot) && bix_wanted(s);
     if (want && !t->bix_on) {
         uint64_t label = 0;
         t->bix_on = 1;

@@ -91,12 +91,13 @@
  * walk's tests on every job passed, the count, the heaps' order, and the
  * inferred destination marks against a scan.
  *
- * Owns: the labels, the three heaps, the region's upkeep; building and
- * dropping all of it with the list index (job_index.c qsi_cix_resize) and
- * the walks' length (qsi_bix_adapt).  May not: mark, select or release
- * anything (select.c does, with the stop found here).
+ * Owns: the labels, the destinations' and ready destinations' heaps, the
+ * hooks that keep them (qsi_queue_marked, the inferred mark, is inline in
+ * sched_int.h); building and dropping the whole index with the list index
+ * (job_index.c qsi_cix_resize) and the walks' length (qsi_bix_adapt).  The
+ * stop flags' heap, the region and the fast walk: blocker_region.c.  May
+ * not: mark, select or release anything.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include "sched_int.h"
@@ -113,18 +114,6 @@
 #define BIX_STEP ((uint64_t)1 << 32)
 #endif
 
-#ifdef QSCHED_CROSSCHECK
-static void bix_validate(const qs_transport *t, int where)
-{
-    size_t i;
-    if (!t->bix_on) return;
-    for (i = 1; i < t->bix_rn; i++)
-        if (t->bix_rh[(i-1)/2]->bix_ph[0]->job->bix_label > t->bix_rh[i]->bix_ph[0]->job->bix_label) { fprintf(stderr, "rh broken at %d\n", where); abort(); }
-}
-#include <stdio.h>
-#else
-#define bix_validate(t, w) ((void)0)
-#endif
 
 /* ---- the two heaps (binary min-heaps; positions stored 1-based, 0 =
  * not in a heap) ---- */
@@ -257,7 +246,6 @@ void qsi_bix_peer_pending(qs_peer *p)
     ph_set(q, q->bix_pn++, p);
     ph_up(q, q->bix_pn - 1);
     bix_first_changed(q, was);
-    bix_validate(q->transport, 1);
 }
 
 /* A peer lost its last pending entry (selected or deferred). */
@@ -274,15 +262,12 @@ void qsi_bix_peer_idle(qs_peer *p)
         ph_down(q, moved->bix_pos - 1);
     }
     bix_first_changed(q, was);
-    bix_validate(q->transport, 2);
 }
 
 /* The queue's readiness flipped (qsi_queue_update_ready). */
 void qsi_bix_queue_ready(qs_queue *q)
 {
-    bix_validate(q->transport, 30);
     rh_sync(q);
-    bix_validate(q->transport, 3);
 }
 
 /* The job is about to lose its blocker tag without a release (it gets
@@ -321,7 +306,7 @@ static void relabel(qs_job *first, size_t n, uint64_t lo, uint64_t hi)
  * 2, ...) is spread over the labels around the window, once they leave at
  * least 4 (n + 1)^2 between each other - amortised O(log^2 n) per link,
  * and the order of every other job kept. */
-static void label_place(qs_transport *t, qs_job *job)
+static void label_place(qs_job *job)
 {
     uint64_t lo = job->lprev ? job->lprev->bix_label : 0;
     uint64_t hi;
@@ -361,13 +346,11 @@ static void label_place(qs_transport *t, qs_job *job)
             break;
     }
     relabel(a, n, lo, hi);
-    (void)t;
 }
 
 /* job_index.c qsi_cix_remove: the job left the list (or is moving). */
-void qsi_bix_unlinked(qs_transport *t, qs_job *job)
+void qsi_bix_unlinked(qs_job *job)
 {
-    (void)t;
     job->bix_listed = 0;
     qsi_bix_flag_sync(job);
 }
@@ -375,13 +358,11 @@ void qsi_bix_unlinked(qs_transport *t, qs_job *job)
 /* jobs.c job_link: the job is on the list. */
 void qsi_bix_linked(qs_transport *t, qs_job *job)
 {
-    bix_validate(t, 40);
     if (t->bix_on) {
-        label_place(t, job);
+        label_place(job);
         job->bix_listed = 1;
         qsi_bix_flag_sync(job);
     }
-    bix_validate(t, 4);
 }
 
 /* preempt.c: the job was moved forward (in front of the current job).
@@ -397,13 +378,12 @@ void qsi_bix_moved(qs_transport *t, qs_job *job)
     for (p = job->peer_head; p; p = p->next)
         if (p->bix_pos)
             qsi_bix_peer_idle(p);
-    label_place(t, job);
+    label_place(job);
     job->bix_listed = 1;
     qsi_bix_flag_sync(job);
     for (p = job->peer_head; p; p = p->next)
         if (p->ehead)
             qsi_bix_peer_pending(p);
-    bix_validate(t, 5);
 }
 
 /* ---- building and dropping, with the list index ---- */

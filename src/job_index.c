@@ -257,7 +257,7 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
     if (!job->cix_in)
         return;
     if (t->bix_on && job->bix_listed)
-        qsi_bix_unlinked(t, job);
+        qsi_bix_unlinked(job);
     /* rotate it down to a leaf, keeping the heap order of the others */
     while (job->cix_left || job->cix_right) {
         qs_job *c = !job->cix_left ? job->cix_right

@@ -222,10 +222,10 @@ struct qs_job {
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
     int cix_in;               /* in the tree (= on the job list) */
-    int bix_stop;             /* its message has unread recipients, or it
-                                 has no entries: the selection walk does
-                                 more than mark it (kept by cix_pull, for
-                                 blocker_index.c) */
+    int bix_stop;             /* qsi_job_walk_stop: no entries, or unread
+                                 recipients with room to read them - the
+                                 selection walk does more than mark it
+                                 (kept while bix_listed: blocker_region.c) */
     uint64_t bix_label;       /* its place on the list, increasing along
                                  it (blocker_index.c, while bix_on) */
     int64_t cix_size;         /* jobs in its subtree (kept while bix_on:
@@ -693,7 +693,7 @@ void qsi_bix_message(qs_message *m);
         if ((s)->bix_on_count > 0)                                           \
             qsi_bix_message(m);                                              \
     } while (0)
-void qsi_bix_unlinked(qs_transport *t, qs_job *job);
+void qsi_bix_unlinked(qs_job *job);
 void qsi_bix_materialize(qs_transport *t);
 void qsi_bix_materialize_but(qs_transport *t, const qs_job *fresh);
 void qsi_bix_released(qs_transport *t);

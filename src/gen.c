@@ -637,7 +637,10 @@ static void gen_setup(gen *g)
 
 /* ---- events ---- */
 
-/* A generated event the API refused: a generator bug (see gen_fatal). */
+/* A generated event the API refused: a generator bug (see gen_fatal).
+ * The callers' err buffers start empty: the core fills them when it
+ * refuses, but gcc's link-time optimiser (-flto) cannot see that and
+ * warns that err may be read uninitialised. */
 static void gen_fail_api(const char *what, const char *err)
 {
     gen_fatal(what, err);
@@ -737,7 +740,7 @@ static void ev_arrive(gen *g)
 static void ev_select(gen *g)
 {
     qs_delivery d;
-    char err[256];
+    char err[256] = "";
     const char *t = NULL;
     if (rng_pct(&g->rng, 12)) {
         /* a named transport, now and then one that never had mail */
@@ -773,7 +776,7 @@ static void ev_done(gen *g)
                         : roll < g->fail_pct + g->defer_pct ? QS_DONE_DEFER
                                                             : QS_DONE_OK;
     static const char *names[] = {"ok", "fail", "defer"};
-    char err[256];
+    char err[256] = "";
     if (qs_done(g->sched, h, o, err, sizeof err) < 0)
         gen_fail_api("qs_done", err);
     gen_printf(g, "done D%lld %s", (long long)h, names[o]);
@@ -784,7 +787,7 @@ static void ev_done(gen *g)
  * reach revivals), sometimes the same time again. */
 static void ev_at(gen *g)
 {
-    char err[256];
+    char err[256] = "";
     int roll = (int)rng_below(&g->rng, 100);
     if (roll < g->revive_pct)
         g->now += g->backoff + rng_range(&g->rng, 0, 3);

@@ -134,7 +134,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
          * each time an idle destination gets mail again). */
         char *keep_name = q->name;
         queue_unpark(t, q);
-        memset(q, 0, offsetof(qs_queue, name_buf));
+        qsi_zero(q, offsetof(qs_queue, name_buf));
         q->name = keep_name;
         q->name_hash = h;
     } else {

@@ -120,6 +120,8 @@ enum qs_backoff_case {
     QS_BACKOFF_FAIL_IGNORED = 4 /* failure while dead: no feedback */
 };
 
+/* (The core zeroes a record field by field: a new field must also be
+ * added to qsi_trace_start in sched_int.h.) */
 typedef struct qs_trace {
     enum qs_trace_kind kind;
     int64_t time;           /* virtual time of the record */

@@ -537,14 +537,35 @@ static inline void qsi_emit_explain(qs_sched *s, qs_trace *r)
         qsi_emit(s, r);
 }
 /* A trace record of the kind, every other field zero (inline: one per
- * decision). */
+ * decision).  Each field is zeroed by name, not by a memset of the
+ * record: gcc expands a constant 152-byte memset on x86-64 as `rep
+ * stosq`, whose start-up cost (tens of cycles on the machine of
+ * docs/performance.md) made it one of the dearest lines of a replay
+ * (issue 16: 5-12% of the replay rate with every such memset avoided);
+ * the named stores become a few vector stores.  A new field of qs_trace
+ * must be added here: an assertion in sched.c catches one added at the
+ * end (qsched.h says so at the struct). */
 static inline void qsi_trace_start(qs_trace *r, enum qs_trace_kind kind)
 {
-    memset(r, 0, sizeof *r);
     r->kind = kind;
+    r->time = r->handle = 0;
+    r->msg = r->msg2 = r->transport = r->dest = NULL;
+    r->n = r->a = r->b = r->c = r->d = r->e = r->f = 0;
+    r->x = r->y = r->z = r->w = 0;
 }
 void *qsi_calloc(size_t n, size_t size);
 void *qsi_pool_get(qs_pool *p);
+/* Zeroes n bytes at p in pieces of 64 bytes.  For an n known at compile
+ * time gcc then writes a few vector stores, where a single memset of 96
+ * bytes or more becomes `rep stosq` on x86-64 (see qsi_trace_start for
+ * what that costs). */
+static inline void qsi_zero(void *p, size_t n)
+{
+    unsigned char *c = p;
+    for (; n >= 64; c += 64, n -= 64)
+        memset(c, 0, 64);
+    memset(c, 0, n);
+}
 /* qsi_pool_get for a pool whose object size the caller knows at compile
  * time (size == p->size): the zeroing is then inlined by the compiler,
  * not a call of memset with a size read at run time (issue 16: entries
@@ -555,7 +576,7 @@ static inline void *qsi_pool_get_sized(qs_pool *p, size_t size)
     if (!obj)
         return qsi_pool_get(p);
     memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
-    memset(obj, 0, size);
+    qsi_zero(obj, size);
     return obj;
 }
 void qsi_pool_put(qs_pool *p, void *obj);

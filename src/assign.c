@@ -240,8 +240,10 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     if (nruns > s->batch_cap) {
         /* twice the runs: the second half is the merge sort's scratch */
         free(s->batch);
+        free(s->batch_keys);
         s->batch_cap = nruns;
         s->batch = qsi_calloc(2 * s->batch_cap, sizeof *s->batch);
+        s->batch_keys = qsi_calloc(2 * s->batch_cap, sizeof *s->batch_keys);
     }
     /* Pass 2: move the cursor over the next n recipients, group by group
      * ("continuing where the last recipient batch ended"), noting for each

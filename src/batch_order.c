@@ -125,17 +125,16 @@ static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
     b->prefix = key_prefix(m->groups[b->group].nexthop, 0, &b->key_short);
 }
 
-static int run_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+/* The batch order's comparison of two runs:
+ *     by rank (the transport's name), then by the first 8 bytes of the
+ *     destination key, then, if those agree and the keys go on, by the
+ *     whole key
+ * (run_tie is the last step; batch_sort's key_cmp the others). */
+static int run_tie(const qs_message *m, const struct qs_batch_rcpt *a,
                    const struct qs_batch_rcpt *b)
 {
     const qs_mgroup *ga, *gb;
     char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix ? -1 : 1;
-    if (a->key_short)
-        return 0; /* both keys ended within the equal 8 bytes */
     ga = &m->groups[a->group];
     gb = &m->groups[b->group];
     if (a->transport->dest_rcpt_limit != 1)
@@ -206,20 +205,19 @@ static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * defers recipients of dead destinations in that order).  The domain's
  * place among the batch's domains is found once per batch (drank,
  * qsi_batch_resolve_order), the address key once per run (resolve_keys);
- * whole addresses are compared only when the prefixes agree.  A run that is not one recipient is alone with its domain in the
- * batch (see struct qs_batch_rcpt), so its address is never compared. */
-static int resolve_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
+ * whole addresses are compared only when the prefixes agree.  A run that
+ * is not one recipient is alone with its domain in the batch (see struct
+ * qs_batch_rcpt), so its address is never compared.  The comparison:
+ *     by drank (= the domains' order, domain_cmp), then by the address's
+ *     first 8 bytes, then, if those agree and the addresses go on, by the
+ *     whole address
+ * (resolve_tie is the last step; batch_sort's key_cmp the others). */
+static int resolve_tie(const qs_message *m, const struct qs_batch_rcpt *a,
                        const struct qs_batch_rcpt *b)
 {
     const qs_mgroup *ga = &m->groups[a->group];
     const qs_mgroup *gb = &m->groups[b->group];
     char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-    if (a->drank != b->drank) /* = the domains' order (domain_cmp) */
-        return a->drank < b->drank ? -1 : 1;
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix ? -1 : 1;
-    if (a->key_short)
-        return 0;
     qsi_rcpt_address(ga, a->index, a->ordinal, da);
     qsi_rcpt_address(gb, b->index, b->ordinal, db);
     return strcmp(da, db);
@@ -248,7 +246,7 @@ static int run_domain_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
 
 /* The address key of a run (its domain key is set): its address's if it
  * is one recipient that shares its domain (whole runs never compare
- * addresses: see resolve_cmp). */
+ * addresses: see resolve_tie). */
 static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
                          int address)
 {
@@ -262,44 +260,131 @@ static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
     }
 }
 
-typedef int (*run_cmp_fn)(const qs_message *, const struct qs_batch_rcpt *,
-                          const struct qs_batch_rcpt *);
+/* Which of the two orders a sort makes: the comparison's first key and
+ * its last step differ (resolve_tie, run_tie). */
+enum sort_order { ORDER_RESOLVE, ORDER_BATCH };
 
-/* Stable merge sort with context (qsort has neither): stability keeps
+/* Two runs compared, by their keys, in the order's comparison (above
+ * resolve_tie and run_tie): the first key, the 8-byte prefixes, and only
+ * when both agree and the keys go on, the whole keys, from the runs (v).  Both short: equal keys (the
+ * prefixes hold them whole, NUL included). */
+static inline int key_cmp(const qs_message *m,
+                          const struct qs_batch_rcpt *v,
+                          enum sort_order order,
+                          const struct qs_batch_key *a,
+                          const struct qs_batch_key *b)
+{
+    if (a->first != b->first)
+        return a->first < b->first ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0; /* both keys ended within the equal 8 bytes */
+    return order == ORDER_RESOLVE ? resolve_tie(m, &v[a->run], &v[b->run])
+                                  : run_tie(m, &v[a->run], &v[b->run]);
+}
+
+/* Stable merge sort of the keys k[0..n) (tmp: n more): stability keeps
  * equal runs in the order they had (written order, or the resolve order
  * for the batch order), which makes the result independent of the C
- * library's qsort. */
-static void batch_sort(const qs_message *m, run_cmp_fn cmp,
-                       struct qs_batch_rcpt *v, struct qs_batch_rcpt *tmp,
-                       size_t n)
+ * library's qsort (which also has no context argument).  The keys, not
+ * the runs, are moved (struct qs_batch_key); the order is a function of
+ * the comparison alone, since a stable sort of a total preorder has one
+ * result. */
+static void key_sort(const qs_message *m, const struct qs_batch_rcpt *v,
+                     enum sort_order order, struct qs_batch_key *k,
+                     struct qs_batch_key *tmp, size_t n)
 {
-    size_t mid = n / 2, i = 0, j = mid, k = 0;
+    size_t mid = n / 2, i = 0, j = mid, o = 0;
     if (n < 2)
         return;
     if (n <= 8) {
-        /* a short stretch: insertion sort (stable: a run moves back only
-         * past runs that compare greater), cheaper than recursing */
+        /* a short stretch: insertion sort (stable: a key moves back only
+         * past keys that compare greater), cheaper than recursing */
         for (i = 1; i < n; i++) {
-            if (cmp(m, &v[i - 1], &v[i]) <= 0)
+            struct qs_batch_key x;
+            if (key_cmp(m, v, order, &k[i - 1], &k[i]) <= 0)
                 continue;
-            tmp[0] = v[i];
-            for (j = i; j > 0 && cmp(m, &v[j - 1], &tmp[0]) > 0; j--)
-                v[j] = v[j - 1];
-            v[j] = tmp[0];
+            x = k[i];
+            for (j = i; j > 0 && key_cmp(m, v, order, &k[j - 1], &x) > 0; j--)
+                k[j] = k[j - 1];
+            k[j] = x;
         }
         return;
     }
-    batch_sort(m, cmp, v, tmp, mid);
-    batch_sort(m, cmp, v + mid, tmp, n - mid);
-    if (cmp(m, &v[mid - 1], &v[mid]) <= 0)
+    key_sort(m, v, order, k, tmp, mid);
+    key_sort(m, v, order, k + mid, tmp, n - mid);
+    if (key_cmp(m, v, order, &k[mid - 1], &k[mid]) <= 0)
         return; /* already in order (a written order often is) */
     while (i < mid && j < n)
-        tmp[k++] = cmp(m, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+        tmp[o++] = key_cmp(m, v, order, &k[j], &k[i]) < 0 ? k[j++] : k[i++];
     while (i < mid)
-        tmp[k++] = v[i++];
+        tmp[o++] = k[i++];
     while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
+        tmp[o++] = k[j++];
+    memcpy(k, tmp, n * sizeof *k);
+}
+
+/* key_cmp for two runs themselves (batch_sort's short batches). */
+static inline int run_order_cmp(const qs_message *m, enum sort_order order,
+                                const struct qs_batch_rcpt *a,
+                                const struct qs_batch_rcpt *b)
+{
+    uint64_t fa = order == ORDER_RESOLVE ? a->drank : a->rank;
+    uint64_t fb = order == ORDER_RESOLVE ? b->drank : b->rank;
+    if (fa != fb)
+        return fa < fb ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    if (a->key_short)
+        return 0;
+    return order == ORDER_RESOLVE ? resolve_tie(m, a, b) : run_tie(m, a, b);
+}
+
+/* Sorts the runs v[0..n) by the order (their keys are set: drank or
+ * rank, prefix, key_short), stably.  A short batch (most are: a message's
+ * few groups) by insertion, in place: its runs are often in order
+ * already, and then nothing moves.  A longer one by its keys
+ * (key_sort); then the runs follow, each moved once along the cycles of
+ * the permutation (k[i].run is the run that goes to place i; a place done
+ * is marked with run = n). */
+static void batch_sort(qs_sched *s, const qs_message *m, enum sort_order order,
+                       struct qs_batch_rcpt *v, size_t n)
+{
+    struct qs_batch_key *k = s->batch_keys, *tmp = s->batch_keys + s->batch_cap;
+    size_t i, j, from;
+    if (n <= 8) {
+        for (i = 1; i < n; i++) {
+            struct qs_batch_rcpt x;
+            if (run_order_cmp(m, order, &v[i - 1], &v[i]) <= 0)
+                continue;
+            x = v[i];
+            for (j = i; j > 0 && run_order_cmp(m, order, &v[j - 1], &x) > 0;
+                 j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        k[i].first = order == ORDER_RESOLVE ? v[i].drank : v[i].rank;
+        k[i].prefix = v[i].prefix;
+        k[i].run = (uint32_t)i;
+        k[i].key_short = v[i].key_short;
+    }
+    key_sort(m, v, order, k, tmp, n);
+    for (i = 0; i < n; i++) {
+        struct qs_batch_rcpt x;
+        if (k[i].run == i || k[i].run == n)
+            continue; /* in place, or moved along an earlier cycle */
+        x = v[i];
+        for (j = i; (from = k[j].run) != i; j = from) {
+            v[j] = v[from];
+            k[j].run = (uint32_t)n;
+        }
+        v[j] = x;
+        k[j].run = (uint32_t)n;
+    }
 }
 
 /* The sort keys of a batch's runs: transports ranked by name (few), then
@@ -430,7 +515,7 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
         }
     }
     /* the resolve order */
-    batch_sort(m, resolve_cmp, v, tmp, out);
+    batch_sort(s, m, ORDER_RESOLVE, v, out);
     return out;
 }
 
@@ -441,5 +526,5 @@ void qsi_batch_order(qs_sched *s, const qs_message *m, size_t n)
     if (n < 2)
         return;
     batch_keys(s, m, s->batch, n);
-    batch_sort(m, run_cmp, s->batch, s->batch + s->batch_cap, n);
+    batch_sort(s, m, ORDER_BATCH, s->batch, n);
 }

@@ -45,6 +45,21 @@ struct qs_batch_rcpt {
     int key_short;    /* the key is shorter than 8 bytes */
 };
 
+/* A run's sort key, as the sorts move it (batch_order.c): the first key
+ * (the domain's rank for the resolve order, the transport's for the batch
+ * order), the destination key's first 8 bytes, and the run's place in
+ * s->batch, where the rest of it stays until the sorted order is known
+ * (issue 16: the runs are 112 bytes; their keys, a quarter of that, are
+ * what a merge sort copies log n times). */
+struct qs_batch_key {
+    uint64_t first;
+    uint64_t prefix;
+    uint32_t run;     /* its index in s->batch (only the postfix profile
+                         sorts, and reads at most 5000 recipients at a
+                         time, S-PFX-12) */
+    int key_short;    /* the run's key_short */
+};
+
 /* The longest destination name a recipient can have: LOCAL.J@NEXTHOP
  * within the parser's limits (64 + 1 + 20 + 1 + 200 + 1 bytes), rounded
  * up. */

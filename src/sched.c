@@ -432,6 +432,7 @@ void qs_sched_free(qs_sched *s)
     for (i = 0; i < QSI_MSG_POOLS; i++)
         qsi_pool_free(&s->msg_pool[i]);
     free(s->batch);
+    free(s->batch_keys);
     free(s);
 }
 

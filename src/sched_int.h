@@ -462,6 +462,8 @@ struct qs_sched {
     /* scratch buffer for reading batches */
     struct qs_batch_rcpt *batch;
     size_t batch_cap;
+    struct qs_batch_key *batch_keys; /* the sorts' keys (batch_order.c),
+                                 2 * batch_cap of them */
     qs_pool entry_pool, peer_pool, job_pool;
     /* destination queues with a name shorter than QSI_QUEUE_NAME_POOLED
      * bytes (concurrency.c): an idle destination that comes back (S-CON-13)

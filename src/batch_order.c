@@ -230,20 +230,6 @@ static void domain_key(const qs_message *m, struct qs_batch_rcpt *b)
     b->dprefix = key_prefix(m->groups[b->group].nexthop, 1, &b->dkey_short);
 }
 
-/* Two runs' domains compared as domain_cmp compares them: the prefixes
- * (8 bytes, case-folded) decide unless equal, and equal prefixes of
- * domains shorter than 8 bytes are equal domains. */
-static int run_domain_cmp(const qs_message *m, const struct qs_batch_rcpt *a,
-                          const struct qs_batch_rcpt *b)
-{
-    if (a->dprefix != b->dprefix)
-        return a->dprefix < b->dprefix ? -1 : 1;
-    if (a->dkey_short)
-        return 0;
-    return domain_cmp(m->groups[a->group].nexthop,
-                      m->groups[b->group].nexthop);
-}
-
 /* The address key of a run (its domain key is set): its address's if it
  * is one recipient that shares its domain (whole runs never compare
  * addresses: see resolve_tie). */
@@ -262,7 +248,11 @@ static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
 
 /* Which of the two orders a sort makes: the comparison's first key and
  * its last step differ (resolve_tie, run_tie). */
-enum sort_order { ORDER_RESOLVE, ORDER_BATCH };
+enum sort_order { ORDER_RESOLVE, ORDER_BATCH, ORDER_DOMAIN };
+/* (ORDER_DOMAIN: by domain only, for finding the runs that share a
+ * domain: the domains compared as domain_cmp compares them, the 8-byte
+ * case-folded prefixes first (its first key; its second is none), and
+ * equal prefixes of domains shorter than 8 bytes are equal domains.) */
 
 /* Two runs compared, by their keys, in the order's comparison (above
  * resolve_tie and run_tie): the first key, the 8-byte prefixes, and only
@@ -280,6 +270,9 @@ static inline int key_cmp(const qs_message *m,
         return a->prefix < b->prefix ? -1 : 1;
     if (a->key_short)
         return 0; /* both keys ended within the equal 8 bytes */
+    if (order == ORDER_DOMAIN)
+        return domain_cmp(m->groups[v[a->run].group].nexthop,
+                          m->groups[v[b->run].group].nexthop);
     return order == ORDER_RESOLVE ? resolve_tie(m, &v[a->run], &v[b->run])
                                   : run_tie(m, &v[a->run], &v[b->run]);
 }
@@ -436,8 +429,9 @@ static void batch_keys(qs_sched *s, const qs_message *m,
  */
 size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
 {
-    struct qs_batch_rcpt *v = s->batch, *tmp = s->batch + s->batch_cap;
-    size_t i, j, out;
+    struct qs_batch_rcpt *v = s->batch;
+    struct qs_batch_key *kd = s->batch_keys;
+    size_t i, j, t, d, out;
     int64_t k;
     /* one run of one destination (a refill of a bulk message, a small
      * message): nothing to order */
@@ -445,51 +439,46 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
         v[0].deferred = 0;
         return 1;
     }
-    /* which runs share a domain: sort a copy by domain (few runs); the
-     * domain keys, computed here, travel with the runs (split runs copy
-     * them) */
+    /* which runs share a domain: their keys sorted by domain; the domain
+     * keys, computed here, travel with the runs (split runs copy them) */
     for (i = 0; i < n; i++) {
         domain_key(m, &v[i]);
-        tmp[i] = v[i];
-        tmp[i].rank = i; /* its place in v */
+        kd[i].first = v[i].dprefix;
+        kd[i].prefix = 0;
+        kd[i].run = (uint32_t)i;
+        kd[i].key_short = v[i].dkey_short;
     }
-    for (i = 1; i < n; i++) { /* insertion sort by domain: n is small */
-        struct qs_batch_rcpt x = tmp[i];
-        for (j = i; j > 0 && run_domain_cmp(m, &tmp[j - 1], &x) > 0; j--)
-            tmp[j] = tmp[j - 1];
-        tmp[j] = x;
-    }
-    /* in domain order: each run's domain rank (equal domains, one rank),
-     * and whether a neighbour has its domain (tmp[i].deferred: "equal to
-     * the one before", for the moment) */
-    for (i = 0; i < n; i++) {
-        tmp[i].deferred = i > 0 && run_domain_cmp(m, &tmp[i - 1], &tmp[i]) == 0;
-        tmp[i].drank = i == 0 ? 0 : tmp[i - 1].drank + !tmp[i].deferred;
-    }
-    /* A domain's runs [i, j) are split when they can go to different
-     * queues.  When they are all of one transport and one next-hop (byte
-     * for byte; not the recipient as destination), all the domain's
-     * recipients meet one transport and one queue, in one block of the
-     * resolve order (the domain is its first key): their order inside the
-     * block changes nothing - the same transport and queue are created at
-     * its start, a dead queue defers the whole block in one run, and the
-     * batch order keeps them together (equal keys) in the same entries.
-     * They stay whole runs, in written order (issue 16: a split costs a
-     * run, an address and a queue look-up per recipient). */
-    for (i = 0; i < n; i = j) {
-        const qs_mgroup *g = &m->groups[tmp[i].group];
+    key_sort(m, v, ORDER_DOMAIN, kd, kd + s->batch_cap, n);
+    /* In domain order, a block [i, j) of equal domains is one domain:
+     * its rank among the batch's domains is d (drank, the resolve order's
+     * first key).  A domain's runs are split when they can go to
+     * different queues.  When they are all of one transport and one
+     * next-hop (byte for byte; not the recipient as destination), all the
+     * domain's recipients meet one transport and one queue, in one block
+     * of the resolve order (the domain is its first key): their order
+     * inside the block changes nothing - the same transport and queue are
+     * created at its start, a dead queue defers the whole block in one
+     * run, and the batch order keeps them together (equal keys) in the
+     * same entries.  They stay whole runs, in written order (issue 16: a
+     * split costs a run, an address and a queue look-up per recipient). */
+    for (i = 0, d = 0; i < n; i = j, d++) {
+        const struct qs_batch_rcpt *first = &v[kd[i].run];
+        const qs_mgroup *g = &m->groups[first->group];
         int split = 0;
-        for (j = i + 1; j < n && tmp[j].deferred; j++) {
-            const qs_mgroup *h = &m->groups[tmp[j].group];
-            if (tmp[j].limit1 || strcmp(g->transport, h->transport) != 0 ||
+        for (j = i + 1;
+             j < n && key_cmp(m, v, ORDER_DOMAIN, &kd[j - 1], &kd[j]) == 0;
+             j++) {
+            const struct qs_batch_rcpt *r = &v[kd[j].run];
+            const qs_mgroup *h = &m->groups[r->group];
+            if (r->limit1 || strcmp(g->transport, h->transport) != 0 ||
                 strcmp(g->nexthop, h->nexthop) != 0)
                 split = 1;
         }
-        if (j - i > 1 && tmp[i].limit1)
+        if (j - i > 1 && first->limit1)
             split = 1;
-        for (k = (int64_t)i; k < (int64_t)j; k++) {
-            v[tmp[k].rank].drank = tmp[k].drank;
-            v[tmp[k].rank].deferred = split; /* "split", for the moment */
+        for (t = i; t < j; t++) {
+            v[kd[t].run].drank = d;
+            v[kd[t].run].deferred = split; /* "split", for the moment */
         }
     }
     /* split, from the end so that v can grow in place: run i goes to

@@ -662,14 +662,17 @@ static void load_line(qs_stream *st, const char *line, size_t len)
         *hash = 0;
 }
 
-/* An `arrive` line of at most 8 words made only of name characters,
- * group separators (: @ *) and spaces, split in one pass into w (issue
- * 16: what load_line, the '=' search and split_words would do with such
- * a line, which has no NUL, tab, CR, comment or '='; the stream's buffer
- * must already hold it).  Returns the number of words, at least 3, or 0
- * for any other line, which then takes the general path from the start. */
-static size_t arrive_split(qs_stream *st, const char *line, size_t len,
-                           char **w)
+/* An `arrive` line made only of name characters, group separators
+ * (: @ *) and spaces, split in one pass into the stream's word array
+ * (issue 16: what load_line, the '=' search and split_words would do with
+ * such a line, which has no NUL, tab, CR, comment or '='; and for a line
+ * of more than 8 words, arrive_line's second copy and split; the
+ * stream's buffer must already hold the line).  The word array grows as
+ * arrive_line grows it.  Returns the number of words, at least 3, or 0
+ * for any other line (more than QS_GROUPS_MAX groups, no memory for the
+ * words), which then takes the general path from the start and is
+ * refused there with its reason. */
+static size_t arrive_split(qs_stream *st, const char *line, size_t len)
 {
     char *p, *end;
     size_t n = 0;
@@ -680,9 +683,16 @@ static size_t arrive_split(qs_stream *st, const char *line, size_t len,
     memcpy(st->buf, line, len);
     st->buf[len] = 0;
     while (p < end) {
-        if (n == 8)
-            return 0;
-        w[n++] = p;
+        if (n == st->wcap) {
+            size_t ncap = st->wcap ? 4 * st->wcap : 16;
+            char **w;
+            w = realloc(st->words, ncap * sizeof *w);
+            if (!w)
+                return 0;
+            st->words = w;
+            st->wcap = ncap;
+        }
+        st->words[n++] = p;
         while (CH(*p, CH_NAME | CH_GROUP))
             p++;
         if (p == end)
@@ -693,7 +703,7 @@ static size_t arrive_split(qs_stream *st, const char *line, size_t len,
         while (*p == ' ')
             p++;
     }
-    return n >= 3 ? n : 0;
+    return n >= 3 && n - 2 <= QS_GROUPS_MAX ? n : 0;
 }
 
 /* `arrive` lines may have up to QS_GROUPS_MAX groups: split them into
@@ -819,8 +829,8 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     /* an arrive line in its plain form: split in one pass (arrive_split),
      * then the same do_arrive as below */
     if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
-        (nw = arrive_split(st, line, len, w)) > 0)
-        return do_arrive(st, w, nw, err, errlen);
+        (nw = arrive_split(st, line, len)) > 0)
+        return do_arrive(st, st->words, nw, err, errlen);
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {

@@ -796,10 +796,6 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
  * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
  * transport in creation order.  Printed after the trace, so it never
  * interleaves with decisions. */
-/* --stats: the scheduler's counters, the document's in-core bound beside
- * the peak (S-MEM-9), the bound that holds (S-INV-8), then one line per
- * transport in creation order.  Printed after the trace, so it never
- * interleaves with decisions. */
 void qs_print_stats(const qs_printer *p, const qs_sched *s)
 {
     qs_stats st;

@@ -61,8 +61,8 @@ struct qs_batch_key {
 };
 
 /* The longest destination name a recipient can have: LOCAL.J@NEXTHOP
- * within the parser's limits (64 + 1 + 20 + 1 + 200 + 1 bytes), rounded
- * up. */
+ * within the parser's limits (64 + 1 + 20 + 1 + 200 + 1 bytes), plus the
+ * 7 bytes qsi_rcpt_address may copy past its end, rounded up. */
 #define QSI_ADDRESS_MAX 512
 
 /* S-EV-4: the destination name of the recipient `index` (in its group) /

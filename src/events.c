@@ -662,6 +662,20 @@ static void load_line(qs_stream *st, const char *line, size_t len)
         *hash = 0;
 }
 
+/* The stream's word array, four times larger (16 words at first):
+ * arrive lines' words, kept from line to line.  Returns 0, or -1 out of
+ * memory (the array is then unchanged). */
+static int grow_words(qs_stream *st)
+{
+    size_t ncap = st->wcap ? 4 * st->wcap : 16;
+    char **w = realloc(st->words, ncap * sizeof *w);
+    if (!w)
+        return -1;
+    st->words = w;
+    st->wcap = ncap;
+    return 0;
+}
+
 /* An `arrive` line made only of name characters, group separators
  * (: @ *) and spaces, split in one pass into the stream's word array
  * (issue 16: what load_line, the '=' search and split_words would do with
@@ -683,15 +697,8 @@ static size_t arrive_split(qs_stream *st, const char *line, size_t len)
     memcpy(st->buf, line, len);
     st->buf[len] = 0;
     while (p < end) {
-        if (n == st->wcap) {
-            size_t ncap = st->wcap ? 4 * st->wcap : 16;
-            char **w;
-            w = realloc(st->words, ncap * sizeof *w);
-            if (!w)
-                return 0;
-            st->words = w;
-            st->wcap = ncap;
-        }
+        if (n == st->wcap && grow_words(st) < 0)
+            return 0;
         st->words[n++] = p;
         while (CH(*p, CH_NAME | CH_GROUP))
             p++;
@@ -724,14 +731,8 @@ static int arrive_line(qs_stream *st, const char *line, size_t len,
         if (st->wcap > QS_GROUPS_MAX + 2)
             return lerr(st, err, errlen, "too many recipient groups "
                         "(limit 100000)", NULL);
-        {
-            size_t ncap = st->wcap ? 4 * st->wcap : 16;
-            char **w = realloc(st->words, ncap * sizeof *w);
-            if (!w)
-                return lerr(st, err, errlen, "out of memory", NULL);
-            st->words = w;
-            st->wcap = ncap;
-        }
+        if (grow_words(st) < 0)
+            return lerr(st, err, errlen, "out of memory", NULL);
         load_line(st, line, len);
     }
     if (n - 2 > QS_GROUPS_MAX)

@@ -534,6 +534,29 @@ static int parse_group(char *w, qs_group *g, unsigned char len3[3],
     return 1;
 }
 
+/* Room for at least n recipient groups (and their names' lengths) in the
+ * stream's scratch arrays, which grow by doubling and are kept from line
+ * to line.  Returns 0, or -1 out of memory (the arrays then keep their
+ * old size; what was in them stays valid). */
+static int ensure_groups(qs_stream *st, size_t n)
+{
+    size_t ncap = st->gcap ? st->gcap : 8;
+    qs_group *g;
+    unsigned char (*l)[3];
+    if (n <= st->gcap)
+        return 0;
+    while (ncap < n)
+        ncap *= 2;
+    if (!(g = realloc(st->groups, ncap * sizeof *g)))
+        return -1;
+    st->groups = g;
+    if (!(l = realloc(st->glens, ncap * sizeof *l)))
+        return -1;
+    st->glens = l;
+    st->gcap = ncap;
+    return 0;
+}
+
 /* `arrive MSGID GROUP...` (S-EV-7): every group is checked, and the total
  * recipient count bounded (S-EV-1), before the core sees the message, so
  * a bad group refuses the whole line. */
@@ -550,18 +573,8 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
     if (!name_ok(w[1], 0, 64))
         return lerr(st, err, errlen, "bad message id (letters, digits, "
                     ".-_+; at most 64)", w[1]);
-    if (nw - 2 > st->gcap) {
-        qs_group *g = realloc(st->groups, (nw - 2) * sizeof *g);
-        unsigned char (*l)[3];
-        if (!g)
-            return lerr(st, err, errlen, "out of memory", NULL);
-        st->groups = g;
-        l = realloc(st->glens, (nw - 2) * sizeof *l);
-        if (!l)
-            return lerr(st, err, errlen, "out of memory", NULL);
-        st->glens = l;
-        st->gcap = nw - 2;
-    }
+    if (ensure_groups(st, nw - 2) < 0)
+        return lerr(st, err, errlen, "out of memory", NULL);
     for (i = 2; i < nw; i++) {
         rc = parse_group(w[i], &st->groups[i - 2], st->glens[i - 2], why,
                          sizeof why);
@@ -676,41 +689,109 @@ static int grow_words(qs_stream *st)
     return 0;
 }
 
-/* An `arrive` line made only of name characters, group separators
- * (: @ *) and spaces, split in one pass into the stream's word array
- * (issue 16: what load_line, the '=' search and split_words would do with
- * such a line, which has no NUL, tab, CR, comment or '='; and for a line
- * of more than 8 words, arrive_line's second copy and split; the
- * stream's buffer must already hold the line).  The word array grows as
- * arrive_line grows it.  Returns the number of words, at least 3, or 0
- * for any other line (more than QS_GROUPS_MAX groups, no memory for the
- * words), which then takes the general path from the start and is
- * refused there with its reason. */
-static size_t arrive_split(qs_stream *st, const char *line, size_t len)
+/* An `arrive` line in its plain form, read in one pass (issue 16: the
+ * split into words, the message id's check and parse_group each read
+ * every byte again, and arrive lines are the longest of a replay):
+ *
+ *     "arrive" ' '+ MSGID (' '+ TRANSPORT ':' [LOCAL '@'] NEXTHOP
+ *                          ['*' COUNT])+ ' '*
+ *
+ * with every name of its class and within its limits (transport and
+ * local part 1..64 bytes, message id 1..64, next-hop 1..200: S-EV-4,
+ * S-EV-7), COUNT 1..QS_COUNT_MAX written without a leading zero, at most
+ * QS_GROUPS_MAX groups and QS_COUNT_MAX recipients in all.  The line is
+ * copied to the stream's buffer and cut there as parse_group cuts its
+ * words; the groups and their names' lengths go to st->groups and
+ * st->glens, the message id to *msgid.  Returns the number of groups, or
+ * 0 for any other line (a tab, a comment, a CR, a NUL, a leading zero, a
+ * bad name, no memory...), which then takes the general path from the
+ * start (load_line, split_words, do_arrive) and is accepted or refused
+ * there with its reason.  This path refuses nothing itself, so it cannot
+ * refuse differently; what it accepts, do_arrive accepts with the same
+ * groups, as each test below is one of do_arrive's (tests/unit/
+ * test_arrive_lengths.c: the lengths at the limits). */
+static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
+                           const char **msgid)
 {
-    char *p, *end;
+    char *p, *end, *w;
     size_t n = 0;
+    int64_t total = 0;
     if (len + 1 > st->bufcap)
         return 0; /* the general path grows the buffer (none at first) */
-    p = st->buf;
-    end = p + len;
     memcpy(st->buf, line, len);
     st->buf[len] = 0;
-    while (p < end) {
-        if (n == st->wcap && grow_words(st) < 0)
-            return 0;
-        st->words[n++] = p;
-        while (CH(*p, CH_NAME | CH_GROUP))
+    end = st->buf + len;
+    p = st->buf + 7; /* after "arrive " */
+    while (*p == ' ')
+        p++;
+    /* the message id: name characters, then a blank */
+    for (w = p; CH(*p, CH_NAME); p++)
+        ;
+    if (p - w < 1 || p - w > 64 || *p != ' ')
+        return 0;
+    *p++ = 0;
+    *msgid = w;
+    for (;;) {
+        qs_group *g;
+        unsigned char *l;
+        int64_t count = 1;
+        while (*p == ' ')
             p++;
         if (p == end)
             break;
-        if (*p != ' ')
+        if (n == QS_GROUPS_MAX || ensure_groups(st, n + 1) < 0)
+            return 0;
+        g = &st->groups[n];
+        l = st->glens[n];
+        /* TRANSPORT ':' (transport characters exclude ':') */
+        for (w = p; CH(*p, CH_TRANSPORT); p++)
+            ;
+        if (*p != ':' || p - w < 1 || p - w > 64)
             return 0;
         *p++ = 0;
-        while (*p == ' ')
-            p++;
+        g->transport = w;
+        l[0] = (unsigned char)(p - 1 - w);
+        /* [LOCAL '@'] NEXTHOP (name characters exclude '@' and '*') */
+        for (w = p; CH(*p, CH_NAME); p++)
+            ;
+        g->local = NULL;
+        l[1] = 0;
+        if (*p == '@') {
+            if (p - w < 1 || p - w > 64)
+                return 0;
+            *p++ = 0;
+            g->local = w;
+            l[1] = (unsigned char)(p - 1 - w);
+            for (w = p; CH(*p, CH_NAME); p++)
+                ;
+        }
+        if (p - w < 1 || p - w > 200)
+            return 0;
+        g->nexthop = w;
+        l[2] = (unsigned char)(p - w);
+        /* ['*' COUNT]: 1 to 10 digits, the first not 0 */
+        if (*p == '*') {
+            const char *d;
+            *p++ = 0;
+            if (*p < '1' || *p > '9')
+                return 0;
+            for (d = p, count = 0; *p >= '0' && *p <= '9' && p - d < 10; p++)
+                count = count * 10 + (*p - '0');
+            /* (a count over QS_COUNT_MAX puts the total over it) */
+        }
+        /* the end of the group: a blank, or the end of the line (a NUL
+         * before it is a NUL byte in the line) */
+        if (*p == ' ')
+            *p++ = 0;
+        else if (p != end)
+            return 0;
+        g->count = count;
+        total += count;
+        if (total > QS_COUNT_MAX)
+            return 0;
+        n++;
     }
-    return n >= 3 && n - 2 <= QS_GROUPS_MAX ? n : 0;
+    return n;
 }
 
 /* `arrive` lines may have up to QS_GROUPS_MAX groups: split them into
@@ -786,6 +867,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
                    size_t errlen)
 {
     char *w[8], *eq;
+    const char *msgid;
     size_t nw;
     int64_t v;
     int rc;
@@ -827,11 +909,18 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         }
         return 0;
     }
-    /* an arrive line in its plain form: split in one pass (arrive_split),
-     * then the same do_arrive as below */
+    /* an arrive line in its plain form, read in one pass (arrive_parse):
+     * what do_arrive below does with it, every check already made */
     if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
-        (nw = arrive_split(st, line, len)) > 0)
-        return do_arrive(st, st->words, nw, err, errlen);
+        (nw = arrive_parse(st, line, len, &msgid)) > 0) {
+        if (HAVE_SCHED(st, err, errlen))
+            return 2;
+        if (qsi_arrive_measured(st->sched, msgid, st->groups, nw,
+                                (const unsigned char(*)[3])st->glens, why,
+                                sizeof why) < 0)
+            return lerr(st, err, errlen, why, NULL);
+        return 0;
+    }
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {

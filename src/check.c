@@ -171,6 +171,11 @@ int qsi_check_queue_fields(const qs_sched *s, const qs_transport *t,
     ready = !q->dead && q->window > q->busy && q->todo > 0;
     CHECK(ready == q->ready, "queue %s:%s: stale ready flag", t->name,
           q->name);
+    /* over = live with more in flight than the window: a stale flag would
+     * make the postfix profile's round robin offer a transport that a
+     * negative room hides, or the reverse (select.c, postfix_offered) */
+    CHECK((!q->dead && q->busy > q->window) == q->over,
+          "queue %s:%s: stale over flag", t->name, q->name);
     return 0;
 }
 
@@ -449,11 +454,12 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
     for (t = s->xhead; t; t = t->next) {
         const qs_queue *q;
         const qs_job *j;
-        int64_t busy = 0, ready = 0, limits = 0, tcore = 0;
+        int64_t busy = 0, ready = 0, over = 0, limits = 0, tcore = 0;
         for (q = t->qhead; q; q = q->next) {
             if (check_queue(s, t, q, &busy, err, errlen) < 0)
                 return -1;
             ready += q->ready;
+            over += q->over;
         }
         CHECK(busy == t->in_flight, "transport %s: in flight %lld, queues "
               "hold %lld", t->name, (long long)t->in_flight,
@@ -469,6 +475,9 @@ int qs_check_invariants(const qs_sched *s, char *err, size_t errlen)
               (long long)t->in_flight, t->process_limit);
         /* qs_select skips a transport whose ready count is 0. */
         CHECK(ready == t->ready_queues, "transport %s: ready count",
+              t->name);
+        /* the postfix profile's round robin trusts a 0 here (S-PFX-17) */
+        CHECK(over == t->over_queues, "transport %s: over count",
               t->name);
         inflight += busy;
         if (check_job_lists(t, err, errlen) < 0)

@@ -186,6 +186,7 @@ void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
         return;
     t->ck_busy -= q->ck_busy;
     t->ck_ready -= q->ck_ready;
+    t->ck_over -= q->ck_over;
     s->ck_busy -= q->ck_busy;
     QSI_CK_XPORT(s, t);
     if (q->ck_epoch == s->ck_epoch)
@@ -300,6 +301,8 @@ static int ck_queue(qs_sched *s, qs_queue *q, char *err, size_t errlen)
     q->ck_busy = busy;
     t->ck_ready += q->ready - q->ck_ready;
     q->ck_ready = q->ready;
+    t->ck_over += q->over - q->ck_over;
+    q->ck_over = q->over;
     return 0;
 }
 
@@ -396,6 +399,8 @@ static int ck_transport(qs_transport *t, char *err, size_t errlen)
           "over the process limit %d", t->name, (long long)t->in_flight,
           t->process_limit);
     CHECK(t->ck_ready == t->ready_queues, "transport %s: ready count",
+          t->name);
+    CHECK(t->ck_over == t->over_queues, "transport %s: over count",
           t->name);
     CHECK(t->ck_limits + t->rcpt_unused == t->rcpt_limit,
           "transport %s: job slots %lld + pool %lld != recipient limit %lld",

@@ -147,6 +147,10 @@ struct qs_queue {
     int ready;                /* alive, window > busy and todo > 0: the
                                  transport could select here now; counted
                                  in transport->ready_queues */
+    int over;                 /* alive and busy > window (after negative
+                                 feedback): a negative room in Postfix's
+                                 round robin (S-PFX-17); counted in
+                                 transport->over_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
     /* blocker_index.c (while the transport's bix_on): the peers with
      * pending entries here, a heap by their job's list place; 1 + this
@@ -159,7 +163,7 @@ struct qs_queue {
     size_t ck_index;
     int64_t ck_busy;
     int64_t ck_todo_n, ck_busy_n; /* entries counted in its two lists */
-    int ck_ready, ck_in;
+    int ck_ready, ck_over, ck_in;
     char name_buf[QSI_NAME_FAM]; /* the name (one allocation per queue) */
 };
 
@@ -313,6 +317,7 @@ struct qs_transport {
     qs_queue *park_head, *park_tail; /* parked queues, oldest first */
     int64_t nparked;
     int64_t ready_queues;     /* alive, window > busy, todo > 0 */
+    int64_t over_queues;      /* alive, busy > window */
     /* S-PFX-20: Postfix's candidate cache (postfix profile only): the
      * last answer of the candidate search (cand_cache, NULL = none), for
      * which current job, and when; valid while cand_current is set */
@@ -330,7 +335,7 @@ struct qs_transport {
      * queues and jobs, kept by differences */
     uint64_t ck_epoch;
     size_t ck_index;
-    int64_t ck_busy, ck_ready, ck_limits, ck_core, ck_njobs;
+    int64_t ck_busy, ck_ready, ck_over, ck_limits, ck_core, ck_njobs;
     size_t batch_rank;        /* scratch of the postfix profile's batch
                                  sort (assign.c): the rank of the name
                                  among the transports of the batch ... */
@@ -789,10 +794,16 @@ void qsi_ck_entry(qs_sched *s, qs_entry *e);
  * skip an idle transport in O(1) (S-PRE-14) instead of walking its job
  * list only to find nothing.  Every change of dead, window, busy or todo
  * is followed by a call here, which keeps the count exact (S-INV-3).
+ * A queue is "over" when it is alive with more deliveries in flight than
+ * its window (negative feedback shrank the window under them); the count
+ * of those lets the postfix profile's round robin (S-PFX-17) answer
+ * without walking the destinations when there is none (select.c,
+ * postfix_offered).
  */
 static inline void qsi_queue_update_ready(qs_queue *q)
 {
     int ready = !q->dead && q->window > q->busy && q->todo > 0;
+    int over = !q->dead && q->busy > q->window;
     /* every change of a queue's lists or window ends here: note it for
      * the incremental checker (check.c) */
     QSI_CK_QUEUE(q->transport->sched, q);
@@ -801,6 +812,10 @@ static inline void qsi_queue_update_ready(qs_queue *q)
         q->transport->ready_queues += ready ? 1 : -1;
         if (q->transport->bix_on)
             qsi_bix_queue_ready(q);
+    }
+    if (over != q->over) {
+        q->over = over;
+        q->transport->over_queues += over ? 1 : -1;
     }
 }
 

@@ -474,12 +474,19 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
  * reaches 1.  A destination with more deliveries in flight than its window
  * (after negative feedback) adds a negative amount, so it can hide the room
  * of the destinations after it. */
+/* Without a destination over its window every amount is >= 0, and one
+ * of at least 1 is exactly a ready destination (alive, room, something
+ * pending: sched_int.h): the sum reaches 1 exactly when the transport has
+ * a ready destination, which the counts answer without the walk (issue
+ * 16: the walk was 2.6% of the queue shape). */
 static int postfix_offered(const qs_transport *t)
 {
     const qs_queue *q;
     int64_t need = 1;
     if (t->in_flight >= t->process_limit)
         return 0;
+    if (t->over_queues == 0)
+        return t->ready_queues > 0;
     for (q = t->qhead; q; q = q->next) {
         int64_t room = (int64_t)q->window - q->busy;
         if (q->dead)

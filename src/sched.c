@@ -433,6 +433,7 @@ void qs_sched_free(qs_sched *s)
         qsi_pool_free(&s->msg_pool[i]);
     free(s->batch);
     free(s->batch_keys);
+    free(s->batch_counts);
     free(s);
 }
 

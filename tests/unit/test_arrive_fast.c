@@ -31,24 +31,7 @@
 #include "qsched.h"
 #include "events.h"
 #include "check.h"
-
-typedef struct {
-    char text[8192];
-    size_t len;
-} capture;
-
-static void sink(void *ctx, const qs_trace *r)
-{
-    capture *c = ctx;
-    char line[1100];
-    size_t n = qs_trace_text(r, 0, line, sizeof line);
-    if (n && c->len + n + 1 < sizeof c->text) {
-        memcpy(c->text + c->len, line, n);
-        c->len += n;
-        c->text[c->len++] = '\n';
-        c->text[c->len] = 0;
-    }
-}
+#include "capture.h"
 
 /* The line as the second line of a stream whose first line is a comment
  * of first_len bytes; the verdict, the message and the trace of three
@@ -57,7 +40,7 @@ static int feed(const char *line, size_t len, size_t first_len,
                 capture *out, char *msg, size_t msglen)
 {
     char err[512], *first = malloc(first_len);
-    qs_stream *st = qs_stream_new("t", sink, out);
+    qs_stream *st = qs_stream_new("t", capture_sink, out);
     int rc, i;
     out->len = 0;
     out->text[0] = 0;

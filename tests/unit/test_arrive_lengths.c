@@ -21,32 +21,14 @@
 #include "qsched.h"
 #include "events.h"
 #include "check.h"
-
-/* The default-level text of every record, appended to a buffer. */
-typedef struct {
-    char text[4096];
-    size_t len;
-} capture;
-
-static void sink(void *ctx, const qs_trace *r)
-{
-    capture *c = ctx;
-    char line[1100];
-    size_t n = qs_trace_text(r, 0, line, sizeof line);
-    if (n && c->len + n + 1 < sizeof c->text) {
-        memcpy(c->text + c->len, line, n);
-        c->len += n;
-        c->text[c->len++] = '\n';
-        c->text[c->len] = 0;
-    }
-}
+#include "capture.h"
 
 /* The line through the parser: accepted?  Its trace after a select. */
 static int by_line(const char *transport, const char *local,
                    const char *nexthop, capture *out)
 {
     char line[600], err[512];
-    qs_stream *st = qs_stream_new("t", sink, out);
+    qs_stream *st = qs_stream_new("t", capture_sink, out);
     int ok;
     snprintf(line, sizeof line, "arrive M1 %s:%s%s%s*2", transport,
              local ? local : "", local ? "@" : "", nexthop);
@@ -63,8 +45,8 @@ static int by_api(const char *transport, const char *local,
 {
     char err[256];
     qs_params *p = qs_params_new();
-    qs_sched *s = p ? qs_sched_new(p, QS_PROFILE_DOCUMENT, sink, out, err,
-                                   sizeof err)
+    qs_sched *s = p ? qs_sched_new(p, QS_PROFILE_DOCUMENT, capture_sink, out,
+                                   err, sizeof err)
                     : NULL;
     qs_group g;
     qs_delivery d;

@@ -240,15 +240,14 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     if (nruns > s->batch_cap) {
         /* the runs, twice as many sort keys (the second half is the
          * merge sort's scratch: batch_order.c sorts keys, not runs) and
-         * a counter per rank a run can have, plus one (the buckets) */
+         * a counter per rank a run can have (the buckets) */
         free(s->batch);
         free(s->batch_keys);
         free(s->batch_counts);
         s->batch_cap = nruns;
         s->batch = qsi_calloc(s->batch_cap, sizeof *s->batch);
         s->batch_keys = qsi_calloc(2 * s->batch_cap, sizeof *s->batch_keys);
-        s->batch_counts = qsi_calloc(s->batch_cap + 1,
-                                     sizeof *s->batch_counts);
+        s->batch_counts = qsi_calloc(s->batch_cap, sizeof *s->batch_counts);
     }
     /* Pass 2: move the cursor over the next n recipients, group by group
      * ("continuing where the last recipient batch ended"), noting for each

@@ -404,14 +404,14 @@ static void batch_sort(qs_sched *s, const qs_message *m, enum sort_order order,
      * single runs, and the comparisons were a fifth of the sort shape's
      * mispredicted branches). */
     {
+        /* a rank numbers distinct domains or transports of the runs, so
+         * nranks <= n <= batch_cap; only the ranks in use are walked */
         size_t *count = s->batch_counts, nranks = 0, start, c;
         for (i = 0; i < n; i++) {
             size_t r = (size_t)first_key(order, &v[i]);
             if (r >= nranks)
                 nranks = r + 1;
         }
-        /* nranks <= n <= batch_cap: a rank numbers distinct domains or
-         * transports of the runs, so there are no more ranks than runs */
         memset(count, 0, nranks * sizeof *count);
         for (i = 0; i < n; i++)
             count[first_key(order, &v[i])]++;

@@ -434,6 +434,72 @@ static int name_ok(const char *s, int transport, size_t max)
     return n > 0 && n <= max;
 }
 
+/* A recipient group TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] at w in its plain
+ * form, read in one pass by the character table (issue 16): transport
+ * and local part 1..64 bytes, next-hop 1..200 (S-EV-4, S-EV-7), COUNT
+ * 1..QS_COUNT_MAX in at most 10 digits without a leading zero, the group
+ * ending at a blank or a NUL.  Transport characters exclude ':', name
+ * characters '@' and '*', so the first ':', '@' and '*' found here are
+ * the ones parse_group's general code finds with strchr, and each test
+ * is one of its tests: a group read here is accepted there alike.  Only
+ * then is the group cut in place (its ':', '@' and '*' become NULs) and
+ * g and len3 (the names' lengths, arrive.h) set; returns where it ends
+ * (the blank or NUL, left as it is).  Any other group: NULL, nothing
+ * written.  Shared by parse_group (one word of the general path) and
+ * arrive_parse (the whole line in one pass); inlined in both, since a
+ * call per group cost the replay 1% of its instructions. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline char *scan_group(char *w, qs_group *g, unsigned char len3[3])
+{
+    char *p = w, *colon, *at = NULL, *e, *d;
+    int64_t count = 1;
+    while (CH(*p, CH_TRANSPORT))
+        p++;
+    colon = p;
+    if (*colon != ':' || colon - w < 1 || colon - w > 64)
+        return NULL;
+    for (p = colon + 1; CH(*p, CH_NAME); p++)
+        ;
+    if (*p == '@') {
+        at = p;
+        for (p = at + 1; CH(*p, CH_NAME); p++)
+            ;
+        if (at - colon - 1 < 1 || at - colon - 1 > 64)
+            return NULL;
+    }
+    e = p; /* the end of the next-hop */
+    if (e - (at ? at : colon) - 1 < 1 || e - (at ? at : colon) - 1 > 200)
+        return NULL;
+    if (*e == '*') {
+        d = ++p;
+        if (*p < '1' || *p > '9')
+            return NULL;
+        for (count = 0; *p >= '0' && *p <= '9' && p - d < 10; p++)
+            count = count * 10 + (*p - '0');
+        if (count > QS_COUNT_MAX)
+            return NULL;
+    }
+    if (*p != ' ' && *p != 0)
+        return NULL;
+    *colon = 0;
+    g->transport = w;
+    g->local = NULL;
+    if (at) {
+        *at = 0;
+        g->local = colon + 1;
+    }
+    g->nexthop = (at ? at : colon) + 1;
+    if (*e == '*')
+        *e = 0;
+    g->count = count;
+    len3[0] = (unsigned char)(colon - w);
+    len3[1] = at ? (unsigned char)(at - colon - 1) : 0;
+    len3[2] = (unsigned char)(e - (at ? at : colon) - 1);
+    return p;
+}
+
 /* One recipient group TRANSPORT:[LOCAL@]NEXTHOP[*COUNT] (S-EV-4), split in
  * place: the first ':' ends the transport; in the rest the first '*'
  * starts the count and the first '@' ends the local part. */
@@ -445,52 +511,10 @@ static int parse_group(char *w, qs_group *g, unsigned char len3[3],
 {
     char *colon, *at, *star;
     int64_t count = 1;
-    /* The fast path (issue 16): one pass over a well-formed group, by the
-     * character table, splitting it only once all of it is known good.
-     * Transport characters exclude ':', name characters exclude '@' and
-     * '*', so the first ':', '@' and '*' found here are the ones the
-     * general code below finds with strchr, and every check is its check:
-     * a group this path accepts, the general code accepts alike, and any
-     * other group (errors included) goes to the general code untouched. */
-    {
-        char *p = w, *e;
-        while (CH(*p, CH_TRANSPORT))
-            p++;
-        colon = p;
-        if (*colon == ':' && colon - w >= 1 && colon - w <= 64) {
-            for (p = colon + 1; CH(*p, CH_NAME); p++)
-                ;
-            at = NULL;
-            if (*p == '@') {
-                at = p;
-                for (p = at + 1; CH(*p, CH_NAME); p++)
-                    ;
-            }
-            e = p; /* the end of the next-hop */
-            if ((*e == 0 || (*e == '*' && parse_count(e + 1, QS_COUNT_MAX,
-                                                      &count) == 0 &&
-                             count >= 1)) &&
-                (!at || (at - colon - 1 >= 1 && at - colon - 1 <= 64)) &&
-                e - (at ? at : colon) - 1 >= 1 &&
-                e - (at ? at : colon) - 1 <= 200) {
-                *colon = 0;
-                g->transport = w;
-                g->local = NULL;
-                if (at) {
-                    *at = 0;
-                    g->local = colon + 1;
-                }
-                g->nexthop = (at ? at : colon) + 1;
-                *e = 0; /* the '*', or the NUL already there */
-                g->count = count;
-                len3[0] = (unsigned char)(colon - w);
-                len3[1] = at ? (unsigned char)(at - colon - 1) : 0;
-                len3[2] = (unsigned char)(e - (at ? at : colon) - 1);
-                return 0;
-            }
-            count = 1;
-        }
-    }
+    /* The fast path: a group in its plain form (scan_group); any other
+     * group (errors included) goes to the general code below untouched. */
+    if (scan_group(w, g, len3))
+        return 0;
     colon = strchr(w, ':');
     if (!colon) {
         snprintf(why, whylen, "\"%.100s\": want TRANSPORT:[LOCAL@]NEXTHOP"
@@ -557,6 +581,25 @@ static int ensure_groups(qs_stream *st, size_t n)
     return 0;
 }
 
+/* The message of a checked arrive line to the core: its ngroups groups
+ * in st->groups, their names' lengths in st->glens when every group was
+ * measured by scan_group (the core need not scan the names again:
+ * arrive.h), else the public call's measuring.  The line's status. */
+static inline int arrive_groups(qs_stream *st, const char *msgid,
+                                size_t ngroups, int measured, char *err,
+                                size_t errlen)
+{
+    char why[256];
+    if (HAVE_SCHED(st, err, errlen))
+        return 2;
+    if (qsi_arrive_measured(st->sched, msgid, st->groups, ngroups,
+                            measured ? (const unsigned char(*)[3])st->glens
+                                     : NULL,
+                            why, sizeof why) < 0)
+        return lerr(st, err, errlen, why, NULL);
+    return 0;
+}
+
 /* `arrive MSGID GROUP...` (S-EV-7): every group is checked, and the total
  * recipient count bounded (S-EV-1), before the core sees the message, so
  * a bad group refuses the whole line. */
@@ -586,16 +629,7 @@ static int do_arrive(qs_stream *st, char **w, size_t nw, char *err,
             return lerr(st, err, errlen, "more than 1000000000 recipients "
                         "in one message", NULL);
     }
-    if (HAVE_SCHED(st, err, errlen))
-        return 2;
-    /* every group measured by the fast path: the core need not scan the
-     * names again (arrive.h); otherwise the public call */
-    if (qsi_arrive_measured(st->sched, w[1], st->groups, nw - 2,
-                            measured ? (const unsigned char(*)[3])st->glens
-                                     : NULL,
-                            why, sizeof why) < 0)
-        return lerr(st, err, errlen, why, NULL);
-    return 0;
+    return arrive_groups(st, w[1], nw - 2, measured, err, errlen);
 }
 
 /* NAME = VALUE (S-EV-2): blanks around name and value are dropped; the
@@ -696,9 +730,8 @@ static int grow_words(qs_stream *st)
  *     "arrive" ' '+ MSGID (' '+ TRANSPORT ':' [LOCAL '@'] NEXTHOP
  *                          ['*' COUNT])+ ' '*
  *
- * with every name of its class and within its limits (transport and
- * local part 1..64 bytes, message id 1..64, next-hop 1..200: S-EV-4,
- * S-EV-7), COUNT 1..QS_COUNT_MAX written without a leading zero, at most
+ * with a message id of name characters (1..64 bytes), every group in
+ * the plain form scan_group reads (which parse_group reads too), at most
  * QS_GROUPS_MAX groups and QS_COUNT_MAX recipients in all.  The line is
  * copied to the stream's buffer and cut there as parse_group cuts its
  * words; the groups and their names' lengths go to st->groups and
@@ -708,8 +741,8 @@ static int grow_words(qs_stream *st)
  * start (load_line, split_words, do_arrive) and is accepted or refused
  * there with its reason.  This path refuses nothing itself, so it cannot
  * refuse differently; what it accepts, do_arrive accepts with the same
- * groups, as each test below is one of do_arrive's (tests/unit/
- * test_arrive_lengths.c: the lengths at the limits). */
+ * groups, as each test here is one of do_arrive's (tests/unit/
+ * test_arrive_fast.c compares the two paths line by line). */
 static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
                            const char **msgid)
 {
@@ -733,8 +766,6 @@ static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
     *msgid = w;
     for (;;) {
         qs_group *g;
-        unsigned char *l;
-        int64_t count = 1;
         while (*p == ' ')
             p++;
         if (p == end)
@@ -742,51 +773,15 @@ static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
         if (n == QS_GROUPS_MAX || ensure_groups(st, n + 1) < 0)
             return 0;
         g = &st->groups[n];
-        l = st->glens[n];
-        /* TRANSPORT ':' (transport characters exclude ':') */
-        for (w = p; CH(*p, CH_TRANSPORT); p++)
-            ;
-        if (*p != ':' || p - w < 1 || p - w > 64)
+        if (!(p = scan_group(p, g, st->glens[n])))
             return 0;
-        *p++ = 0;
-        g->transport = w;
-        l[0] = (unsigned char)(p - 1 - w);
-        /* [LOCAL '@'] NEXTHOP (name characters exclude '@' and '*') */
-        for (w = p; CH(*p, CH_NAME); p++)
-            ;
-        g->local = NULL;
-        l[1] = 0;
-        if (*p == '@') {
-            if (p - w < 1 || p - w > 64)
-                return 0;
-            *p++ = 0;
-            g->local = w;
-            l[1] = (unsigned char)(p - 1 - w);
-            for (w = p; CH(*p, CH_NAME); p++)
-                ;
-        }
-        if (p - w < 1 || p - w > 200)
-            return 0;
-        g->nexthop = w;
-        l[2] = (unsigned char)(p - w);
-        /* ['*' COUNT]: 1 to 10 digits, the first not 0 */
-        if (*p == '*') {
-            const char *d;
-            *p++ = 0;
-            if (*p < '1' || *p > '9')
-                return 0;
-            for (d = p, count = 0; *p >= '0' && *p <= '9' && p - d < 10; p++)
-                count = count * 10 + (*p - '0');
-            /* (a count over QS_COUNT_MAX puts the total over it) */
-        }
         /* the end of the group: a blank, or the end of the line (a NUL
          * before it is a NUL byte in the line) */
         if (*p == ' ')
             *p++ = 0;
         else if (p != end)
             return 0;
-        g->count = count;
-        total += count;
+        total += g->count;
         if (total > QS_COUNT_MAX)
             return 0;
         n++;
@@ -912,15 +907,8 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     /* an arrive line in its plain form, read in one pass (arrive_parse):
      * what do_arrive below does with it, every check already made */
     if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
-        (nw = arrive_parse(st, line, len, &msgid)) > 0) {
-        if (HAVE_SCHED(st, err, errlen))
-            return 2;
-        if (qsi_arrive_measured(st->sched, msgid, st->groups, nw,
-                                (const unsigned char(*)[3])st->glens, why,
-                                sizeof why) < 0)
-            return lerr(st, err, errlen, why, NULL);
-        return 0;
-    }
+        (nw = arrive_parse(st, line, len, &msgid)) > 0)
+        return arrive_groups(st, msgid, nw, 1, err, errlen);
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
     if (len + 1 > st->bufcap) {

@@ -469,8 +469,8 @@ struct qs_sched {
     size_t batch_cap;
     struct qs_batch_key *batch_keys; /* the sorts' keys (batch_order.c),
                                  2 * batch_cap of them */
-    size_t *batch_counts;     /* batch_cap + 1 counters: the sorts'
-                                 buckets by rank (batch_order.c) */
+    size_t *batch_counts;     /* batch_cap counters: the sorts' buckets
+                                 by rank (batch_order.c) */
     qs_pool entry_pool, peer_pool, job_pool;
     /* destination queues with a name shorter than QSI_QUEUE_NAME_POOLED
      * bytes (concurrency.c): an idle destination that comes back (S-CON-13)

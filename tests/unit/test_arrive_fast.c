@@ -10,8 +10,14 @@
  * buffer is too small: the general path, load_line, split_words,
  * do_arrive, parse_group) and one whose first line was a comment longer
  * than it (the one-pass reader, which hands back to the general path
- * anything it does not take).  The status, the message ("t:2: reason") and the trace
- * of three selects after it must be the same, byte for byte.
+ * anything it does not take).  The status, the message ("t:2: reason")
+ * and the trace of three selects after it must be the same, byte for
+ * byte.  What this compares is the line around the groups (blanks, the
+ * message id, the group and recipient totals, where a group ends): a
+ * group itself is read by one function on both paths (scan_group), whose
+ * checks test_arrive_lengths.c holds against the core's and the error
+ * streams (tests/errors: bad-*, count-zero, count-over) against the
+ * messages of spec/events.md.
  *
  * The lines: hand-picked edges of the grammar of S-EV-4 / S-EV-7 - the
  * length limits of each name at and one past (64, 64, 200), counts at

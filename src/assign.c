@@ -330,7 +330,9 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     if (a.dead_run > 0)
         trace_dead_run(s, m, &a);
     /* every job of the message has a new total (read entries + unread
-     * recipients): the candidate index learns it; and S-PFX-20: the
+     * recipients): the candidate index learns it (for a job linked by
+     * this read, the first repair of its path: job_link leaves it to
+     * this loop, job_index.c qsi_cix_insert); and S-PFX-20: the
      * transports where one of them could be a candidate forget their
      * cached answer */
     {

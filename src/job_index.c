@@ -209,7 +209,7 @@ static void cix_pull_path(qs_job *x)
  * list order is not a function of any field (preemption moves jobs in
  * front of the current one, S-PRE-8), so the position comes from the
  * list neighbour itself. */
-void qsi_cix_insert(qs_transport *t, qs_job *job)
+void qsi_cix_insert(qs_transport *t, qs_job *job, int repair)
 {
     qs_job *prev = job->lprev, *at;
     if (!t->cix_on)
@@ -253,8 +253,27 @@ void qsi_cix_insert(qs_transport *t, qs_job *job)
         for (a = job->cix_up; a; a = a->cix_up)
             a->cix_size++;
     }
-    cix_pull(job);
-    cix_pull_path(job->cix_up);
+    /* repair = 0 (job_link, for qsi_message_read): the caller repairs
+     * the path later, by qsi_cix_update(job), before anything asks the
+     * tree; this repair would only be done twice, since the entries the
+     * read is about to create change the job's counters again (issue 16:
+     * the insertion's repair was 1.2..1.6% of the instructions of the
+     * many-transports and blockers shapes).  Meanwhile the tree holds
+     * every job but this one exactly: the leaf keeps its empty minima
+     * (CIX_NONE, set above), a leaf's parent is exact with such a child,
+     * and a rotation hands the job its parent's minima, which lack only
+     * the job's own counters, and re-pulls the parent from exact
+     * children.  The later pull of the job itself then adds what is
+     * missing, and its climb stops, as always, at the first node that
+     * does not change: the nodes above that one were computed from its
+     * unchanged minima.  (Had the leaf been pulled here, a later pull
+     * that found its counters as they were would stop at once and leave
+     * its ancestors without it; a read always gives a linked job a new
+     * entry, but the empty minima do not need that argument.) */
+    if (repair) {
+        cix_pull(job);
+        cix_pull_path(job->cix_up);
+    }
     while (job->cix_up && job->cix_prio > job->cix_up->cix_prio)
         cix_rotate_up(t, job, 1);
     job->cix_in = 1;
@@ -372,7 +391,7 @@ void qsi_cix_resize(qs_transport *t)
     if (!t->cix_on && t->njobs > CIX_BUILD) {
         t->cix_on = 1;
         for (j = t->jhead; j; j = j->lnext)
-            qsi_cix_insert(t, j); /* in list order: j->lprev is in */
+            qsi_cix_insert(t, j, 1); /* in list order: j->lprev is in */
         for (j = t->thead; j; j = j->tnext)
             qsi_tix_insert(t, j);
         qsi_bix_resize(t);

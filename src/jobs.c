@@ -189,7 +189,11 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->jtail = job;
     t->njobs++;
-    qsi_cix_insert(t, job);
+    /* the tree's path above the job is repaired by qsi_message_read,
+     * which ends with qsi_cix_update of every job of the message (the
+     * only caller of qsi_job_obtain, and so of job_link, is its
+     * assignment: assign.c) */
+    qsi_cix_insert(t, job, 0);
     if (t->bix_on)
         qsi_bix_linked(t, job);
     qsi_cix_resize(t);

@@ -822,7 +822,7 @@ static inline void qsi_queue_update_ready(qs_queue *q)
 }
 
 /* candidates.c: the candidate index, kept in step with the job list */
-void qsi_cix_insert(qs_transport *t, qs_job *job);
+void qsi_cix_insert(qs_transport *t, qs_job *job, int repair);
 void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
 void qsi_cix_selected(qs_job *job);

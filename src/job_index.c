@@ -337,8 +337,10 @@ void qsi_cix_update(qs_job *job)
         qsi_bix_flag_update(job);
 }
 
-/* One entry of the job was selected (select.c): of everything the
- * aggregates read, only needed = total - selected moved, down by one.
+/* One entry of the job was selected (select.c), or deferred and counted
+ * as selected (R-12's default, qsi_entry_defer_todo: the entries of a
+ * dying destination): of everything the aggregates read, only needed =
+ * total - selected moved, down by one.
  * While the job still needs entries its place in the three minima stays
  * (queued time and total are counted exactly when needed > 0), and a
  * minimum over a set in which one value fell can only fall to that value:

@@ -337,11 +337,18 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
      * selected) drops by one, as the entry is gone.  R-12
      * deferred_entries = forgotten is the other reading: the entry leaves
      * the job's count as if it had never been read (read_entries - 1). */
-    if (QS_READING(s, QR_DEFERRED_ENTRIES) == QRV_DEFERRED_FORGOTTEN)
+    /* The candidate index learns the new counts: as selected, the
+     * entry only lowers what the job still needs, by one, which is what
+     * a selection does (qsi_cix_selected's one comparison per level,
+     * issue 16); forgotten, it also lowers the job's total (the full
+     * repair). */
+    if (QS_READING(s, QR_DEFERRED_ENTRIES) == QRV_DEFERRED_FORGOTTEN) {
         job->read_entries--;
-    else
+        qsi_cix_update(job);
+    } else {
         job->selected_entries++;
-    qsi_cix_update(job);
+        qsi_cix_selected(job);
+    }
     rcpt_leave_core(s, e);
     m->deferred += e->nrcpt;
     s->stats.recipients_deferred += e->nrcpt;

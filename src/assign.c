@@ -152,8 +152,8 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         qs_queue *q;
         b->transport = group_transport(s, m, g);
         if (b->limit1) {
-            qsi_rcpt_address(g, b->index, b->ordinal, dest);
-            q = qsi_queue_obtain(s, g->t, dest);
+            size_t len = qsi_rcpt_address(g, b->index, b->ordinal, dest);
+            q = qsi_queue_obtain(s, g->t, dest, len);
         } else if (i > 0 && v[i - 1].group == b->group) {
             /* the previous run's group: same transport, same next-hop,
              * so the same queue (nothing is freed while resolving); a
@@ -161,7 +161,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
              * (issue 16: no look-up by name) */
             q = v[i - 1].queue;
         } else {
-            q = qsi_queue_obtain(s, g->t, g->nexthop);
+            q = qsi_queue_obtain(s, g->t, g->nexthop, g->nexthop_len);
         }
         b->queue = q;
         b->deferred = q->dead;
@@ -317,14 +317,16 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         }
         if (t->dest_rcpt_limit != 1) {
             /* the destination is the next-hop: one queue for the run */
-            assign_run(s, m, t, qsi_queue_obtain(s, t, g->nexthop), b->count,
-                       &a);
+            assign_run(s, m, t,
+                       qsi_queue_obtain(s, t, g->nexthop, g->nexthop_len),
+                       b->count, &a);
             continue;
         }
         /* the destination is the recipient: a queue each */
         for (k = 0; k < b->count; k++) {
-            qsi_rcpt_address(g, b->index + k, b->ordinal + k, dest);
-            assign_run(s, m, t, qsi_queue_obtain(s, t, dest), 1, &a);
+            size_t len = qsi_rcpt_address(g, b->index + k, b->ordinal + k,
+                                          dest);
+            assign_run(s, m, t, qsi_queue_obtain(s, t, dest, len), 1, &a);
         }
     }
     if (a.dead_run > 0)

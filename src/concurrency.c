@@ -118,12 +118,14 @@
  */
 static void queue_unpark(qs_transport *t, qs_queue *q);
 
-qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
+/* name is len bytes, with 8 readable bytes after its end (a group's
+ * next-hop, or an address built by qsi_rcpt_address: qs_map_hash_len). */
+qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
+                           size_t len)
 {
-    uint64_t h = qs_map_hash(name, 0); /* once: look-up, insertion, and
-                                          queue_destroy's delete */
+    /* hashed once: look-up, insertion, and queue_destroy's delete */
+    uint64_t h = qs_map_hash_len(name, len);
     qs_queue *q = qs_map_get_hashed(&t->queues, h, name, 0);
-    size_t len;
     if (q && !q->parked)
         return q;
     if (q) {
@@ -141,7 +143,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name)
         /* zeroed either way; a short name (the usual case) in a recycled
          * queue of the scheduler's pool, which an evicted parked queue
          * gave back (no calloc and free each time) */
-        len = strlen(name) + 1;
+        len++; /* with its NUL */
         if (len <= QSI_QUEUE_NAME_POOLED)
             q = qsi_pool_get(&s->queue_pool);
         else

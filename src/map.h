@@ -40,6 +40,12 @@ void *qs_map_del(qs_map *m, const char *str, uint64_t num);
  * key): a caller that looks a key up, then inserts it, then later deletes
  * it hashes its name once (issue 16: queues and messages). */
 uint64_t qs_map_hash(const char *str, uint64_t num);
+/* Another hash of a string key (num 0) whose length len is known, eight
+ * bytes at a time; any 8 bytes from a position before its end must be
+ * readable (a name followed by 8 padding bytes, or in a buffer with that
+ * room).  A map keeps to one of the two hashes for all its keys (the
+ * destination queues use this one: concurrency.c qsi_queue_obtain). */
+uint64_t qs_map_hash_len(const char *str, size_t len);
 void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
                         uint64_t num);
 int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,

@@ -608,7 +608,8 @@ void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_destroy(qs_sched *s, qs_queue *q);
-qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name);
+qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
+                           size_t len);
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);
 /* S-PFX-20: forget the transport's cached candidate answer. */
 #define QSI_CAND_RESET(t) ((t)->cand_current = NULL)

@@ -173,11 +173,22 @@ typedef struct run_ctx {
 
 /* The gathered trace to stdout's stdio buffer (before anything else is
  * written: stats, diagnostics, warnings). */
+/* A failed write of stdout, noted once: the printer's own write (the
+ * gathered lines) or stdio's (ferror is sticky). */
+static void note_output_error(run_ctx *c)
+{
+    if (c->out_errno)
+        return;
+    if (c->bp->err)
+        c->hook_wanted = c->out_errno = c->bp->err;
+    else if (ferror(c->pr.out))
+        c->hook_wanted = c->out_errno = errno ? errno : EIO;
+}
+
 static void run_flush(run_ctx *c)
 {
     qs_printer_flush(c->bp);
-    if (!c->out_errno && ferror(c->pr.out))
-        c->hook_wanted = c->out_errno = errno ? errno : EIO;
+    note_output_error(c);
 }
 
 /* The core's trace sink for the replay: prints the record and notes a
@@ -195,15 +206,15 @@ static void run_sink(void *vp, const qs_trace *r)
         run_flush(c);
         fflush(c->pr.out);
     }
-    /* text lines into the gathering buffer, one fwrite per 64 KB (issue
+    /* text lines into the gathering buffer, one write per 64 KB (issue
      * 16: no stdio call per line); warnings and JSON Lines through stdio.
-     * stdout is written, and ferror can change, only when the buffer did
-     * not grow (a flush, or a line through stdio). */
+     * stdout is written, and an error can appear, only when the buffer
+     * did not grow (a flush, or a line through stdio). */
     {
         size_t before = c->bp->len;
         qs_trace_print_buffered(c->bp, r);
-        if (c->bp->len <= before && !c->out_errno && ferror(c->pr.out))
-            c->hook_wanted = c->out_errno = errno ? errno : EIO;
+        if (c->bp->len <= before)
+            note_output_error(c);
     }
 }
 
@@ -347,6 +358,7 @@ static int run_main(int argc, char **argv)
     c.bp = &trace_buffer;
     c.bp->p = c.pr;
     c.bp->len = 0;
+    c.bp->err = 0;
     st = qs_stream_new(fname, run_sink, &c);
     if (!st) {
         diag("qsched: out of memory");

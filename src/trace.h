@@ -34,13 +34,17 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
 /* A qs_trace_sink printing to a qs_printer. */
 void qs_trace_print(void *printer, const qs_trace *r);
 /* A printer with an output buffer of its own (the CLI): text lines are
- * formatted straight into it and leave in one fwrite per 64 KB, with no
- * stdio call per line.  Same bytes as qs_trace_print; flush before
- * anything else writes to the same stream. */
+ * formatted straight into it and leave 64 KB at a time, with no stdio
+ * call per line: written to the stream's file descriptor after a flush
+ * of the stream (so what went through stdio before comes first), or by
+ * fwrite if the stream has none.  Same bytes as qs_trace_print; flush
+ * before anything else writes to the same stream.  err: the errno of the
+ * first failed write (nothing is written after it), 0 while none. */
 #define QS_PRINT_BUFFER 65536
 typedef struct qs_buffered_printer {
     qs_printer p;
     size_t len;
+    int err;
     char buf[QS_PRINT_BUFFER];
 } qs_buffered_printer;
 void qs_trace_print_buffered(void *bp, const qs_trace *r);

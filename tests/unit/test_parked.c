@@ -70,10 +70,18 @@ static int drain(qs_sched *s)
     return 0;
 }
 
+/* The queue of smtp:dest in the transport's map, found as
+ * qsi_queue_obtain finds it: by qs_map_hash_len, which reads up to 8
+ * bytes past the name's end (a padded copy here). */
 static qs_queue *queue_of(qs_sched *s, const char *dest)
 {
     qs_transport *t = qsi_transport_find(s, "smtp");
-    return t ? qs_map_get(&t->queues, dest, 0) : NULL;
+    char name[256 + 8] = {0};
+    size_t len = strlen(dest);
+    if (!t || len > 256)
+        return NULL;
+    memcpy(name, dest, len);
+    return qs_map_get_hashed(&t->queues, qs_map_hash_len(name, len), name, 0);
 }
 
 /* Every field of the queue's state, against the fresh scheduler's. */

@@ -236,62 +236,38 @@ static void put_tdest(line_buf *b, const qs_trace *r)
 }
 
 /* The default-level lines, the ones every run prints (one or more per
- * event), built without a bound check per piece (issue 16): each copy
- * stops at the end of the buffer and says so (full), and then the line is
- * built again by the general code below, which cuts it exactly where
- * snprintf would.  Names of the core are short (64 bytes, next-hops 200:
- * messages.c), so that never happens in practice. */
-typedef struct fast_line {
-    char *p, *end;    /* end: the last byte, kept for the NUL */
-    int full;
-} fast_line;
+ * event), built with one bound check per line (issue 16): the names are
+ * measured first, and a line that might not fit in its buffer (or has a
+ * null name, or a negative number) is left to the general code below,
+ * which cuts it exactly where snprintf would.  Names of the core are
+ * short (64 bytes, next-hops 200: messages.c), so that never happens in
+ * practice.  Every line ends up as the general code writes it. */
 
-/* A record's strings have no known length: strlen and memcpy (word and
- * vector steps, about 13 instructions each on a short name) cost less
- * than a byte loop (about 4 a byte) from the third byte on, and the
- * names of these lines are 4 to 60 bytes (issue 16). */
-static void fast_str(fast_line *f, const char *s)
-{
-    size_t n;
-    if (!s) {
-        f->full = 1; /* "(null)": the general code writes it */
-        return;
-    }
-    n = strlen(s);
-    if ((size_t)(f->end - f->p) < n) {
-        f->full = 1;
-        return;
-    }
-    memcpy(f->p, s, n);
-    f->p += n;
-}
+/* The most a number adds to a line (19 digits and a separator). */
+#define FAST_NUM_MAX 20
 
 /* a non-negative number (the default-level numbers: handles, counts,
- * windows, times), two digits at a time; a negative one goes to the
- * general code */
-static void fast_num(fast_line *f, long long v)
+ * windows, times) at p, two digits at a time; returns the end.  The room
+ * (FAST_NUM_MAX) was checked for the whole line. */
+static char *fast_num(char *p, unsigned long long u)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021"
         "222324252627282930313233343536373839404142434445464748495051525354"
         "555657585960616263646566676869707172737475767778798081828384858687"
         "888990919293949596979899";
-    unsigned long long u = (unsigned long long)v, p;
+    unsigned long long q;
     size_t n;
     char *d;
-    if (v < 0) {
-        f->full = 1;
-        return;
-    }
-    if (u < 100 && f->end - f->p >= 2) {
+    if (u < 100) {
         /* the commonest numbers (counts, windows, small handles) written
          * in place */
         if (u >= 10) {
-            *f->p++ = pairs[u * 2];
-            *f->p++ = pairs[u * 2 + 1];
+            *p++ = pairs[u * 2];
+            *p++ = pairs[u * 2 + 1];
         } else {
-            *f->p++ = (char)('0' + u);
+            *p++ = (char)('0' + u);
         }
-        return;
+        return p;
     }
     /* the number of digits first (at most 19 for a long long: 10^19 still
      * fits the unsigned type), then the digits written from the last one
@@ -303,14 +279,10 @@ static void fast_num(fast_line *f, long long v)
     else if (u < 1000000)
         n = u < 100000 ? 5 : 6;
     else
-        for (n = 7, p = 10000000; n < 19 && u >= p; p *= 10)
+        for (n = 7, q = 10000000; n < 19 && u >= q; q *= 10)
             n++;
-    if ((size_t)(f->end - f->p) < n) {
-        f->full = 1;
-        return;
-    }
-    d = f->p + n;
-    f->p = d;
+    d = p + n;
+    p = d;
     while (u >= 100) {
         unsigned k = (unsigned)(u % 100) * 2;
         u /= 100;
@@ -323,78 +295,115 @@ static void fast_num(fast_line *f, long long v)
     } else {
         *--d = (char)('0' + u);
     }
+    return p;
 }
 
-/* fast_str for a literal: its length is known */
-#define FAST_LIT(f, lit)                                                    \
+/* a literal at p (its length is known: a few stores); the room was
+ * checked for the whole line */
+#define FAST_LIT(p, lit)                                                    \
     do {                                                                    \
-        if ((size_t)((f)->end - (f)->p) < sizeof lit - 1)                   \
-            (f)->full = 1;                                                  \
-        else {                                                              \
-            memcpy((f)->p, lit, sizeof lit - 1);                            \
-            (f)->p += sizeof lit - 1;                                       \
-        }                                                                   \
+        memcpy((p), lit, sizeof lit - 1);                                   \
+        (p) += sizeof lit - 1;                                              \
     } while (0)
 
+/* n bytes of a measured name at p; returns the end */
+static char *fast_name(char *p, const char *name, size_t n)
+{
+    memcpy(p, name, n);
+    return p + n;
+}
+
 /* The line of a default-level record into buf (len >= 1), or 0 when the
- * general code must build it (another kind, a null name, no room). */
+ * general code must build it (another kind, a null name, a negative
+ * number, or a line that might not fit). */
 static size_t fast_format(const qs_trace *r, char *buf, size_t len)
 {
-    fast_line fl = {buf, buf + len - 1, 0}, *f = &fl;
+    char *p = buf;
+    size_t lm = 0, lt, ld, need;
+    int msg, nums;
     switch (r->kind) {
     case QS_T_DELIVER: /* deliver D<handle> MSG T:DEST N */
-        FAST_LIT(f, "deliver D");
-        fast_num(f, r->handle);
-        FAST_LIT(f, " ");
-        fast_str(f, r->msg);
+        msg = 1, nums = 2;
         break;
     case QS_T_DEFER: /* defer MSG T:DEST N */
-        FAST_LIT(f, "defer ");
-        fast_str(f, r->msg);
+        msg = 1, nums = 1;
         break;
     case QS_T_IDLE:
-        FAST_LIT(f, "idle");
-        *f->p = 0;
-        return f->full ? 0 : (size_t)(f->p - buf);
+        if (len < 5)
+            return 0;
+        FAST_LIT(p, "idle");
+        *p = 0;
+        return 4;
     case QS_T_WINDOW: /* window T:DEST OLD NEW */
-        FAST_LIT(f, "window");
+        msg = 0, nums = 2;
         break;
     case QS_T_DEAD:
-        FAST_LIT(f, "dead");
+        msg = 0, nums = 0;
         break;
     case QS_T_REVIVE: /* revive T:DEST WINDOW */
-        FAST_LIT(f, "revive");
+        msg = 0, nums = 1;
         break;
     default:
         return 0;
     }
-    FAST_LIT(f, " ");
-    fast_str(f, r->transport);
-    FAST_LIT(f, ":");
-    fast_str(f, r->dest);
+    if (!r->transport || !r->dest || (msg && !r->msg) || r->n < 0 ||
+        r->handle < 0 || r->a < 0 || r->b < 0)
+        return 0;
+    lt = strlen(r->transport);
+    ld = strlen(r->dest);
+    if (msg)
+        lm = strlen(r->msg);
+    /* "deliver D" is the longest head (9 bytes); a space or colon around
+     * each piece, the numbers, the NUL */
+    need = 9 + lm + lt + ld + 4 + (size_t)nums * FAST_NUM_MAX + 1;
+    if (need > len || lm > len || lt > len || ld > len)
+        return 0;
+    switch (r->kind) {
+    case QS_T_DELIVER:
+        FAST_LIT(p, "deliver D");
+        p = fast_num(p, (unsigned long long)r->handle);
+        *p++ = ' ';
+        p = fast_name(p, r->msg, lm);
+        break;
+    case QS_T_DEFER:
+        FAST_LIT(p, "defer ");
+        p = fast_name(p, r->msg, lm);
+        break;
+    case QS_T_WINDOW:
+        FAST_LIT(p, "window");
+        break;
+    case QS_T_DEAD:
+        FAST_LIT(p, "dead");
+        break;
+    default: /* QS_T_REVIVE */
+        FAST_LIT(p, "revive");
+        break;
+    }
+    *p++ = ' ';
+    p = fast_name(p, r->transport, lt);
+    *p++ = ':';
+    p = fast_name(p, r->dest, ld);
     switch (r->kind) {
     case QS_T_DELIVER:
     case QS_T_DEFER:
-        FAST_LIT(f, " ");
-        fast_num(f, r->n);
+        *p++ = ' ';
+        p = fast_num(p, (unsigned long long)r->n);
         break;
     case QS_T_WINDOW:
-        FAST_LIT(f, " ");
-        fast_num(f, r->a);
-        FAST_LIT(f, " ");
-        fast_num(f, r->b);
+        *p++ = ' ';
+        p = fast_num(p, (unsigned long long)r->a);
+        *p++ = ' ';
+        p = fast_num(p, (unsigned long long)r->b);
         break;
     case QS_T_REVIVE:
-        FAST_LIT(f, " ");
-        fast_num(f, r->a);
+        *p++ = ' ';
+        p = fast_num(p, (unsigned long long)r->a);
         break;
     default:
         break;
     }
-    if (f->full)
-        return 0;
-    *f->p = 0;
-    return (size_t)(f->p - buf);
+    *p = 0;
+    return (size_t)(p - buf);
 }
 
 /* One record as its text line, snprintf-style into buf (truncated if

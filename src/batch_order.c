@@ -122,8 +122,6 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
 static uint64_t key_prefix(const char *key, int lower, int *ended);
-static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
-                        char *buf);
 
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
@@ -174,8 +172,7 @@ static int domain_cmp(const char *a, const char *b)
 /* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
  * not; *ended: key is shorter than 8 bytes (the prefix holds all of it).
  * key must have 8 readable bytes, NUL after its end: a group's next-hop
- * (qs_mgroup) or an address built by qsi_rcpt_address into a buffer
- * padded by pad_address.  Read as one word (issue 16: a byte loop with a
+ * (qs_mgroup) or an address's head built by address_head.  Read as one word (issue 16: a byte loop with a
  * case test per byte cost about 100 instructions a key):
  *   - ASCII case folding of 8 bytes at once: a byte is an upper-case
  *     letter when it is below 0x80 (high bit clear) and its low 7 bits
@@ -204,12 +201,36 @@ static uint64_t key_prefix(const char *key, int lower, int *ended)
     return x;
 }
 
-/* qsi_rcpt_address into buf, with the 8 NUL bytes key_prefix reads. */
-static void pad_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
-                        char *buf)
+/* The first 8 bytes of qsi_rcpt_address's address, NUL-padded when the
+ * address is shorter (what key_prefix reads), into buf (48 bytes), without
+ * the rest of the address: the local part (rN, or LOCAL[.J]) decides
+ * them, or it and '@' and the next-hop's first bytes, which the message
+ * follows with 8 NUL bytes (messages.c), so a short next-hop pads the
+ * head with NULs as the whole address would be padded.  (issue 16: the
+ * whole address and its padding cost about 40 instructions per split
+ * recipient, the head about 20.) */
+static void address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                         char *buf)
 {
-    size_t n = qsi_rcpt_address(g, index, ordinal, buf);
-    memset(buf + n, 0, 8);
+    char *p = buf;
+    if (!g->local) {
+        *p++ = 'r';
+        p = put_num(p, ordinal); /* at most 19 digits */
+    } else {
+        if (g->local_len >= 8) {
+            memcpy(buf, g->local, 8);
+            return;
+        }
+        p = copy_words(p, g->local, g->local_len); /* one word */
+        if (g->count != 1) {
+            *p++ = '.';
+            p = put_num(p, index);
+        }
+    }
+    if (p - buf >= 8)
+        return;
+    *p++ = '@';
+    memcpy(p, g->nexthop, 8);
 }
 
 /* S-PFX-11, the resolve order: before it resolves a batch, Postfix sorts
@@ -251,11 +272,11 @@ static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
                          int address)
 {
     const qs_mgroup *g = &m->groups[b->group];
-    char buf[QSI_ADDRESS_MAX];
+    char buf[48];
     b->prefix = 0;
     b->key_short = 1;
     if (address) {
-        pad_address(g, b->index, b->ordinal, buf);
+        address_head(g, b->index, b->ordinal, buf);
         b->prefix = key_prefix(buf, 0, &b->key_short);
     }
 }

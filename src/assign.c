@@ -78,6 +78,23 @@ static qs_transport *group_transport(qs_sched *s, qs_message *m,
     return g->t;
 }
 
+/* The destination queue of t for group g's next-hop (created if new). */
+static qs_queue *nexthop_queue(qs_sched *s, qs_transport *t,
+                               const qs_mgroup *g)
+{
+    return qsi_queue_obtain(s, t, g->nexthop, g->nexthop_len);
+}
+
+/* The destination queue of t for a recipient of group g that is its own
+ * destination (S-EV-4: its address, qsi_rcpt_address; created if new). */
+static qs_queue *rcpt_queue(qs_sched *s, qs_transport *t, const qs_mgroup *g,
+                            int64_t index, int64_t ordinal)
+{
+    char dest[QSI_ADDRESS_MAX];
+    size_t len = qsi_rcpt_address(g, index, ordinal, dest);
+    return qsi_queue_obtain(s, t, dest, len);
+}
+
 /* `count` recipients of one run, in order, to queue q of transport t. */
 static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
                        qs_queue *q, int64_t count, assign_state *a)
@@ -145,15 +162,13 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
 {
     struct qs_batch_rcpt *v = s->batch;
     size_t i, out = qsi_batch_resolve_order(s, m, n);
-    char dest[QSI_ADDRESS_MAX];
     for (i = 0; i < out; i++) {
         struct qs_batch_rcpt *b = &v[i];
         qs_mgroup *g = &m->groups[b->group];
         qs_queue *q;
         b->transport = group_transport(s, m, g);
         if (b->limit1) {
-            size_t len = qsi_rcpt_address(g, b->index, b->ordinal, dest);
-            q = qsi_queue_obtain(s, g->t, dest, len);
+            q = rcpt_queue(s, g->t, g, b->index, b->ordinal);
         } else if (i > 0 && v[i - 1].group == b->group) {
             /* the previous run's group: same transport, same next-hop,
              * so the same queue (nothing is freed while resolving); a
@@ -161,7 +176,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
              * (issue 16: no look-up by name) */
             q = v[i - 1].queue;
         } else {
-            q = qsi_queue_obtain(s, g->t, g->nexthop, g->nexthop_len);
+            q = nexthop_queue(s, g->t, g);
         }
         b->queue = q;
         b->deferred = q->dead;
@@ -210,7 +225,6 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     int64_t offset;
     int postfix = qsi_postfix(s);
     assign_state a = {NULL, NULL, 0};
-    char dest[QSI_ADDRESS_MAX];
     qs_trace r;
 
     if (n <= 0 && !m->end_unseen)
@@ -317,17 +331,13 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         }
         if (t->dest_rcpt_limit != 1) {
             /* the destination is the next-hop: one queue for the run */
-            assign_run(s, m, t,
-                       qsi_queue_obtain(s, t, g->nexthop, g->nexthop_len),
-                       b->count, &a);
+            assign_run(s, m, t, nexthop_queue(s, t, g), b->count, &a);
             continue;
         }
         /* the destination is the recipient: a queue each */
-        for (k = 0; k < b->count; k++) {
-            size_t len = qsi_rcpt_address(g, b->index + k, b->ordinal + k,
-                                          dest);
-            assign_run(s, m, t, qsi_queue_obtain(s, t, dest, len), 1, &a);
-        }
+        for (k = 0; k < b->count; k++)
+            assign_run(s, m, t, rcpt_queue(s, t, g, b->index + k,
+                                           b->ordinal + k), 1, &a);
     }
     if (a.dead_run > 0)
         trace_dead_run(s, m, &a);

@@ -172,8 +172,9 @@ static int domain_cmp(const char *a, const char *b)
 /* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
  * not; *ended: key is shorter than 8 bytes (the prefix holds all of it).
  * key must have 8 readable bytes, NUL after its end: a group's next-hop
- * (qs_mgroup) or an address's head built by address_head.  Read as one word (issue 16: a byte loop with a
- * case test per byte cost about 100 instructions a key):
+ * (qs_mgroup) or an address's head built by address_head.  Read as one
+ * word (issue 16: a byte loop with a case test per byte cost about 100
+ * instructions a key):
  *   - ASCII case folding of 8 bytes at once: a byte is an upper-case
  *     letter when it is below 0x80 (high bit clear) and its low 7 bits
  *     are >= 'A' and < 'Z' + 1; adding 0x80 - 'A' (0x3f) and 0x80 - 'Z'
@@ -201,10 +202,17 @@ static uint64_t key_prefix(const char *key, int lower, int *ended)
     return x;
 }
 
+/* The room address_head writes in (at most 27 bytes): 'r' and 19
+ * digits, or a local part of at most 7 bytes (copied as one word of 8),
+ * '.' and 19 digits; then, below 8 bytes only, '@' and 8 bytes of the
+ * next-hop. */
+#define ADDRESS_HEAD_MAX 48
+
 /* The first 8 bytes of qsi_rcpt_address's address, NUL-padded when the
- * address is shorter (what key_prefix reads), into buf (48 bytes), without
- * the rest of the address: the local part (rN, or LOCAL[.J]) decides
- * them, or it and '@' and the next-hop's first bytes, which the message
+ * address is shorter (what key_prefix reads), into buf (ADDRESS_HEAD_MAX
+ * bytes), without the rest of the address: the local part (rN, or
+ * LOCAL[.J]) decides them, or it and '@' and the next-hop's first
+ * bytes, which the message
  * follows with 8 NUL bytes (messages.c), so a short next-hop pads the
  * head with NULs as the whole address would be padded.  (issue 16: the
  * whole address and its padding cost about 40 instructions per split
@@ -272,7 +280,7 @@ static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
                          int address)
 {
     const qs_mgroup *g = &m->groups[b->group];
-    char buf[48];
+    char buf[ADDRESS_HEAD_MAX];
     b->prefix = 0;
     b->key_short = 1;
     if (address) {

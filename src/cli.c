@@ -171,8 +171,6 @@ typedef struct run_ctx {
     qs_buffered_printer *bp; /* the text trace, gathered (trace.h) */
 } run_ctx;
 
-/* The gathered trace to stdout's stdio buffer (before anything else is
- * written: stats, diagnostics, warnings). */
 /* A failed write of stdout, noted once: the printer's own write (the
  * gathered lines) or stdio's (ferror is sticky). */
 static void note_output_error(run_ctx *c)
@@ -185,6 +183,8 @@ static void note_output_error(run_ctx *c)
         c->hook_wanted = c->out_errno = errno ? errno : EIO;
 }
 
+/* The gathered trace to stdout, after what stdio holds (before anything
+ * else is written: stats, diagnostics, warnings). */
 static void run_flush(run_ctx *c)
 {
     qs_printer_flush(c->bp);

@@ -143,12 +143,11 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
         /* zeroed either way; a short name (the usual case) in a recycled
          * queue of the scheduler's pool, which an evicted parked queue
          * gave back (no calloc and free each time) */
-        len++; /* with its NUL */
-        if (len <= QSI_QUEUE_NAME_POOLED)
+        if (len + 1 <= QSI_QUEUE_NAME_POOLED) /* with its NUL */
             q = qsi_pool_get(&s->queue_pool);
         else
-            q = qsi_calloc(1, sizeof *q + len);
-        q->name = memcpy(q->name_buf, name, len);
+            q = qsi_calloc(1, sizeof *q + len + 1);
+        q->name = memcpy(q->name_buf, name, len + 1);
         q->name_hash = h;
         qsi_map_put_hashed(&t->queues, h, q->name, 0, q);
     }

@@ -323,10 +323,12 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len)
     int msg, nums;
     switch (r->kind) {
     case QS_T_DELIVER: /* deliver D<handle> MSG T:DEST N */
-        msg = 1, nums = 2;
+        msg = 1;
+        nums = 2;
         break;
     case QS_T_DEFER: /* defer MSG T:DEST N */
-        msg = 1, nums = 1;
+        msg = 1;
+        nums = 1;
         break;
     case QS_T_IDLE:
         if (len < 5)
@@ -335,13 +337,16 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len)
         *p = 0;
         return 4;
     case QS_T_WINDOW: /* window T:DEST OLD NEW */
-        msg = 0, nums = 2;
+        msg = 0;
+        nums = 2;
         break;
     case QS_T_DEAD:
-        msg = 0, nums = 0;
+        msg = 0;
+        nums = 0;
         break;
     case QS_T_REVIVE: /* revive T:DEST WINDOW */
-        msg = 0, nums = 1;
+        msg = 0;
+        nums = 1;
         break;
     default:
         return 0;

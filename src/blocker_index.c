@@ -394,6 +394,14 @@ static int bix_wanted(const qs_sched *s)
            QS_READING(s, QR_CURRENT_JOB) == QRV_CURRENT_WALK_START;
 }
 
+/* Whether the walks want the index: they were long (bix_hot), under the
+ * readings where it applies.  The list index (job_index.c) is kept while
+ * this holds, as this index needs it. */
+int qsi_bix_wanted(const qs_transport *t)
+{
+    return (QSI_BIX_ALWAYS || t->bix_hot) && bix_wanted(t->sched);
+}
+
 /* The index is kept while the list index is (long lists) and the walks
  * are long (bix_hot): built or dropped when either changes.  Built:
  * labels along the list, every pending peer into its queue's heap, every
@@ -404,7 +412,7 @@ void qsi_bix_resize(qs_transport *t)
     qs_sched *s = t->sched;
     qs_queue *q;
     qs_job *j;
-    int want = t->cix_on && (QSI_BIX_ALWAYS || t->bix_hot) && bix_wanted(s);
+    int want = t->cix_on && qsi_bix_wanted(t);
     if (want && !t->bix_on) {
         uint64_t label = 0;
         t->bix_on = 1;
@@ -472,6 +480,10 @@ void qsi_bix_adapt(qs_transport *t)
         t->bix_hot = 0;
     t->walk_selects = t->walk_marks = 0;
     t->bix_window_start = t->deliveries;
+    /* hot walks on a long list: the list index first (job_index.c: it
+     * builds this one too) */
+    if (!t->cix_on)
+        qsi_cix_resize(t);
     qsi_bix_resize(t);
     t->bix_due = t->bix_on;
 }

@@ -6,7 +6,8 @@
  * with its subtree minima (cix_*), and the by-enqueue-time list, links
  * only (tix_*); inserting, removing and re-aggregating nodes
  * wherever jobs.c and preempt.c change the lists; building and dropping
- * them with the list's length; and the list-order questions jobs.c asks of
+ * them with the list's length and how often they are asked (a ski rental:
+ * qsi_cix_resize); and the list-order questions jobs.c asks of
  * them (where job_link's walk stops, S-PRE-13 and S-MEM-10; which of two
  * jobs comes first).
  *
@@ -369,16 +370,47 @@ void qsi_cix_selected(qs_job *job)
         x->cix_min_needed = needed;
 }
 
-/* The index pays off on long job lists only: a short walk costs less than
- * keeping the tree.  It is built when the list grows past CIX_BUILD jobs
- * and dropped when it shrinks below CIX_DROP (apart, so that a list
- * hovering around one size does not rebuild it again and again); in
- * between preempt.c walks the list as the document says. */
+/* When the index is kept: on long job lists, and only while it is asked
+ * questions.  On a short list a walk costs less than keeping the tree, so
+ * the index exists only past CIX_BUILD jobs and goes below CIX_DROP
+ * (apart, so that a list hovering around one size does not rebuild it
+ * again and again).  But its upkeep is paid at every change of the list
+ * (a link, an unlink, a selected entry: a path repaired, about 300..500
+ * instructions), and its answers are wanted only by three questions: the
+ * preemption candidate (candidates.c), where a job relinked late goes
+ * (job_link, S-PRE-13), and the blocker index's walks (blocker_index.c).
+ * A transport that never preempts on a long list (the preemption test
+ * never passes, S-PRE-7) paid the upkeep for nothing: issue 16, the
+ * transports and queue shapes, where no candidate was ever asked for in
+ * 100k events.
+ *
+ * So the choice is a ski rental, made from counts, never from time:
+ *   index off, list long: each question walks (preempt_scan.c, job_link)
+ *       and its steps are charged as rent (QSI_CIX_RENT); once the rent
+ *       passes what a build costs (CIX_BUY steps per listed job: a build
+ *       inserts every job into two trees), the next change of the list
+ *       builds the index;
+ *   index on: each change it keeps up with counts as idle upkeep, and an
+ *       answer (QSI_CIX_USED) clears the count; once the idle upkeep
+ *       passes CIX_IDLE changes per listed job (about what a rebuild
+ *       costs), the index is dropped - unless the blocker index wants it
+ *       (qsi_bix_wanted), which needs it while on.
+ * Either way at most about twice what the better choice in hindsight
+ * would have cost, the classic bound of the rental: questions that come
+ * often keep the index (the preempt, heavy and blockers shapes), rare
+ * ones walk.  Where it is built and dropped is decided by the input
+ * alone (counts of steps and changes), so runs stay deterministic. */
 /* The thresholds are a cost choice, not a rule: the answer is the same
- * on both sides of them (tests/identity.sh runs streams across them). */
+ * on both sides of them (tests/identity.sh runs streams across them, and
+ * the crosscheck builds of tests/sh/blocker-index.sh build and drop the
+ * index at every few changes: CIX_BUY=1, CIX_IDLE=1). */
 #ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
 #define CIX_BUILD 64
 #define CIX_DROP 32
+#endif
+#ifndef CIX_BUY
+#define CIX_BUY 32
+#define CIX_IDLE 1
 #endif
 
 /* Building inserts jobs in list order, so each job's lprev is in the tree
@@ -386,19 +418,28 @@ void qsi_cix_selected(qs_job *job)
  * after because it reuses cix_prio, which the first loop sets.  Dropping
  * just forgets the roots and clears cix_in (shared by both trees, so the
  * remove functions become no-ops); the stale fields are reset on the next
- * build. */
+ * build.  Called after every link and unlink (jobs.c), and by the blocker
+ * index when the walks turn hot (qsi_bix_adapt).  The rent counts only
+ * while the list is long and the index off: a short list clears it. */
 void qsi_cix_resize(qs_transport *t)
 {
     qs_job *j;
-    if (!t->cix_on && t->njobs > CIX_BUILD) {
+    if (!t->cix_on && t->njobs <= CIX_BUILD) {
+        t->cix_rent = 0;
+    } else if (!t->cix_on) {
+        if (t->cix_rent <= CIX_BUY * t->njobs && !qsi_bix_wanted(t))
+            return;
         t->cix_on = 1;
+        t->cix_idle = 0;
         for (j = t->jhead; j; j = j->lnext)
             qsi_cix_insert(t, j, 1); /* in list order: j->lprev is in */
         for (j = t->thead; j; j = j->tnext)
             qsi_tix_insert(t, j);
         qsi_bix_resize(t);
-    } else if (t->cix_on && t->njobs < CIX_DROP) {
+    } else if (t->njobs < CIX_DROP ||
+               (++t->cix_idle > CIX_IDLE * t->njobs && !qsi_bix_wanted(t))) {
         t->cix_on = 0;
+        t->cix_rent = 0;
         t->cix_root = t->tix_root = NULL;
         for (j = t->jhead; j; j = j->lnext)
             j->cix_in = 0;

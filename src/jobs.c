@@ -150,6 +150,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     if (t->cix_on && prev &&
         !(prev->parent == NULL &&
           m->queued_time - prev->message->queued_time >= 0)) {
+        QSI_CIX_USED(t);
         prev = qsi_cix_time_marker(t, m->queued_time);
         next = prev ? prev->lnext : t->jhead;
         if (walk && (!prev || qsi_cix_after(walk, prev)))
@@ -170,13 +171,15 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         }
 #endif
     } else {
-        for (next = NULL; prev; next = prev, prev = prev->lprev) {
+        int64_t steps = 0;
+        for (next = NULL; prev; next = prev, prev = prev->lprev, steps++) {
             if (prev->parent == NULL &&
                 m->queued_time - prev->message->queued_time >= 0)
                 break;
             if (walk == prev)
                 walk = NULL;
         }
+        QSI_CIX_RENT(t, steps); /* (the index off: job_index.c) */
     }
     job->lprev = prev;
     job->lnext = next;
@@ -203,6 +206,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     unread = t->job_next_unread;
     prev = t->ttail;
     if (t->cix_on && prev && m->queued_time - prev->message->queued_time < 0) {
+        QSI_CIX_USED(t);
         prev = qsi_tix_time_marker(t, m->queued_time);
         next = prev ? prev->tnext : t->thead;
         if (unread && (!prev || qsi_tix_after(unread, prev)))
@@ -221,12 +225,14 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
         }
 #endif
     } else {
-        for (next = NULL; prev; next = prev, prev = prev->tprev) {
+        int64_t steps = 0;
+        for (next = NULL; prev; next = prev, prev = prev->tprev, steps++) {
             if (m->queued_time - prev->message->queued_time >= 0)
                 break;
             if (unread == prev)
                 unread = NULL;
         }
+        QSI_CIX_RENT(t, steps);
     }
     job->tprev = prev;
     job->tnext = next;

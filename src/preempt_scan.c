@@ -232,7 +232,11 @@ qs_job *qsi_job_candidate(qs_sched *s, qs_job *current, int64_t *delay,
                                        max_slots);
     } else if (!t->cix_on) {
         best = job_candidate_scan(s, t, current, 1, delay, total, max_slots);
+        /* on a long list the walk pays rent towards the index: at most
+         * the whole list (job_index.c qsi_cix_resize) */
+        QSI_CIX_RENT(t, t->njobs);
     } else {
+        QSI_CIX_USED(t);
         *max_slots = job_max_slots(current, t->slot_cost);
         if (*max_slots > 0)
             best = qsi_cix_candidate(s, current, *max_slots, delay, total);

@@ -286,7 +286,12 @@ struct qs_transport {
                                  has unread recipients: it holds the pool
                                  (S-MEM-5); a cache, advanced lazily */
     int64_t njobs;            /* jobs on the scheduler's list */
-    int cix_on;               /* the list indexes are kept (long lists) */
+    int cix_on;               /* the list indexes are kept (long lists
+                                 that ask them questions: job_index.c) */
+    int64_t cix_rent;         /* while off on a long list: the walk steps
+                                 that the questions cost (QSI_CIX_RENT) */
+    int64_t cix_idle;         /* while on: list changes the index kept up
+                                 with since it last answered a question */
     int bix_on;               /* and the blocker index (postfix readings,
                                  long walks: blocker_index.c) */
     int bix_hot;              /* the last window of selections averaged
@@ -693,6 +698,7 @@ void qsi_bix_linked(qs_transport *t, qs_job *job);
 void qsi_bix_moved(qs_transport *t, qs_job *job);
 void qsi_bix_resize(qs_transport *t);
 void qsi_bix_adapt(qs_transport *t);
+int qsi_bix_wanted(const qs_transport *t);
 /* blocker_index.c qsi_bix_adapt's window and threshold (tests/sh/
  * blocker-index.sh builds with others: the index always, or never) */
 #ifndef QSI_BIX_WINDOW
@@ -828,6 +834,11 @@ void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
 void qsi_cix_selected(qs_job *job);
 void qsi_cix_resize(qs_transport *t);
+/* A question walked the list (the index off): `steps` jobs passed, rent
+ * towards a build; a question answered by the index: it earns its upkeep
+ * again (job_index.c qsi_cix_resize, which reads both). */
+#define QSI_CIX_RENT(t, steps) ((t)->cix_rent += (steps))
+#define QSI_CIX_USED(t) ((t)->cix_idle = 0)
 qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time);
 int qsi_cix_after(const qs_job *a, const qs_job *b);
 void qsi_tix_insert(qs_transport *t, qs_job *job);

@@ -8,7 +8,8 @@
 # builds that differ only in when the index is used:
 #   plain   the index never switched on (QSI_BIX_MARKS out of reach): the
 #           walk of select.c exactly as the document's pseudocode;
-#   stress  every list longer than 4 jobs indexed (CIX_BUILD), the index
+#   stress  every list longer than 4 jobs indexed (CIX_BUILD) from its
+#           first question (below), the blocker index
 #           switched on after 8 marks and off again below 2 a selection
 #           (QSI_BIX_WINDOW 4), list labels 4 apart (BIX_STEP: a window
 #           is relabelled after two links into one gap): the region, its
@@ -21,6 +22,13 @@
 #           that no blocker waits where there is room, the heaps' order, and
 #           at every release test the inferred destination marks against a
 #           scan (src/select.c walk_to_stop_check, qsi_blocker_update).
+#           The list index is built at the first question a long list
+#           walks (CIX_BUY 0) and dropped once it kept up with as many
+#           changes as the list has jobs without answering (CIX_IDLE 1);
+#   rental  the stress build, but the list index dropped at the first
+#           change it did not answer for (CIX_IDLE 0): built and dropped
+#           hundreds of times per stream (job_index.c qsi_cix_resize, the
+#           ski rental of issue 16), every answer in between checked.
 # On postfix-profile streams of every shape that makes blockers (queued
 # backlogs, preemption-heavy, bulk, local, many transports) the two must
 # print the same trace and the same --stats (the `blockers` count is the
@@ -33,7 +41,9 @@
 # blocker with the region (the bug this test was written after), and a
 # blocker that gets entries without its destinations' marks written down
 # (qsi_bix_job_untag), on tests/scenarios/blocker-untag.events, whose
-# `--stats blockers` (5) is also checked against its hand derivation.
+# `--stats blockers` (5) is also checked against its hand derivation;
+# and a rebuild of the list index that leaves its by-time tree stale, on
+# the rental build.
 # Prints ok/FAIL lines.
 set -u
 t=$(mktemp -d)
@@ -42,23 +52,28 @@ ok() { echo "ok $1"; }
 no() { echo "FAIL $1: $2"; }
 Q=${QSCHED:-build/qsched}
 
-stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
+stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE=1 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
 plain_flags="-DQSI_BIX_MARKS=4000000000000"
 build() { # DIR FLAGS [SRCDIR]
     make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
         { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
 }
+rental_flags=$(echo "$stress_flags" | sed 's/-DCIX_IDLE=1/-DCIX_IDLE=0/')
 build "$t/plain" "$plain_flags"
 build "$t/stress" "$stress_flags"
+build "$t/rental" "$rental_flags"
 
-# same NAME STREAM: the two builds agree (trace, stats, exit status 0)
+# same NAME STREAM: the three builds agree (trace, stats, exit status 0)
 same() {
     "$t/plain/qsched" --stats "$2" >"$t/p.out" 2>&1; prc=$?
     "$t/stress/qsched" --stats "$2" >"$t/s.out" 2>&1; src=$?
-    if [ $prc -ne 0 ] || [ $src -ne 0 ]; then
-        no "$1" "exit $prc (plain), $src (stress): $(tail -1 "$t/s.out")"
+    "$t/rental/qsched" --stats "$2" >"$t/r.out" 2>&1; rrc=$?
+    if [ $prc -ne 0 ] || [ $src -ne 0 ] || [ $rrc -ne 0 ]; then
+        no "$1" "exit $prc (plain), $src (stress), $rrc (rental): $(tail -1 "$t/s.out") $(tail -1 "$t/r.out")"
     elif ! cmp -s "$t/p.out" "$t/s.out"; then
         no "$1" "traces differ: $(cmp "$t/p.out" "$t/s.out" | head -1)"
+    elif ! cmp -s "$t/p.out" "$t/r.out"; then
+        no "$1" "rental traces differ: $(cmp "$t/p.out" "$t/r.out" | head -1)"
     else
         ok "$1"
     fi
@@ -171,4 +186,28 @@ else
     else
         ok mutant-untag-caught
     fi
+fi
+
+# the third mutant: the list index rebuilt without its by-time tree (the
+# rebuild's qsi_tix_insert loop gone: the tree of the last build is left,
+# stale); built as the rental build, which drops and rebuilds the index
+# hundreds of times per stream: the crosscheck of job_link's by-time walk
+# (or the trace, or a time-out: stale links can loop) must catch it
+mkdir -p "$t/mut3"
+cp -R Makefile src "$t/mut3/"
+sed -i 's/^            qsi_tix_insert(t, j);$/            (void)j;/' "$t/mut3/src/job_index.c"
+if cmp -s src/job_index.c "$t/mut3/src/job_index.c"; then
+    no mutant-rebuild-applies "the mutation did not change src/job_index.c"
+else
+    build "$t/mut3/build" "$rental_flags" "$t/mut3"
+    caught=0
+    for f in "$t"/*-*.events; do
+        "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
+        # (30 s is 100 times a run)
+        timeout 30 "$t/mut3/build/qsched" --stats "$f" >"$t/m.out" 2>&1 ||
+            { caught=1; break; }
+        cmp -s "$t/p.out" "$t/m.out" || { caught=1; break; }
+    done
+    if [ $caught -eq 1 ]; then ok mutant-rebuild-caught
+    else no mutant-rebuild-caught "the mutant agreed with the plain walk on $n streams"; fi
 fi

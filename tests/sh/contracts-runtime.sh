@@ -31,7 +31,7 @@
 #     retry"; the give-back keeps the pool (give-back-keep-pool, S-MEM-5):
 #     job_give_back "ensures conserved"; on a long generated stream (the
 #     candidate index), the score comparison swapped (cix-score-swapped):
-#     cix_consider "ensures not_better.kept".
+#     cix_consider "ensures better.taken".
 # run.sh: slow
 set -u
 Q=${QSCHED:-build/qsched}
@@ -167,10 +167,14 @@ helper_mutant dead-no-backoff tests/golden/con-S-CON-10-S-CON-9-revival-backoff.
     "queue_mark_dead ensures retry"
 helper_mutant give-back-keep-pool tests/golden/mem-late-job-steal.events \
     "job_give_back ensures conserved"
-# The candidate index (candidates.c) runs only on job lists longer than 64,
-# which no golden stream has: a generated preemption-heavy stream (qsched
-# gen is deterministic) reaches it, and the WP mutant that swaps the score
-# comparison stops there with cix_consider's "not_better" behaviour.
+# The candidate index (candidates.c) runs only on job lists longer than 64
+# that ask for candidates often enough to pay for it (job_index.c
+# qsi_cix_resize), which no golden stream has: a generated
+# preemption-heavy stream (qsched gen is deterministic) reaches it, and the
+# WP mutant that swaps the score comparison stops there with
+# cix_consider's "better" behaviour (its first query with a best so far
+# takes a job that is not better; before the index was rented, session 12,
+# the first such query kept one that was: "not_better.kept").
 "$Q" gen --seed 1 --mix heavy --size 3000 --profile document >"$t/heavy.events"
 if [ -x "$t/checked/qsched" ]; then
     "$t/checked/qsched" "$t/heavy.events" >"$t/heavy.checked" 2>"$t/heavy.err"
@@ -182,4 +186,4 @@ if [ -x "$t/checked/qsched" ]; then
         no "rtc-checked-identical heavy seed 1" "exit $rc, $(head -1 "$t/heavy.err")"
     fi
 fi
-helper_mutant cix-score-swapped "$t/heavy.events" "cix_consider ensures not_better.kept"
+helper_mutant cix-score-swapped "$t/heavy.events" "cix_consider ensures better.taken"

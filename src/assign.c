@@ -127,7 +127,15 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
          * destination).  Entries already in flight are never touched. */
         if (!entry || entry->queue != q ||
             (limit > 0 && entry->nrcpt >= limit)) {
-            qs_job *job = qsi_job_obtain(s, m, t);
+            /* the job: the previous entry's, when it is this message's
+             * job on t (the read has obtained it already, and nothing
+             * between two recipients of one read can retire it, make it
+             * a blocker or select from it: obtaining it again would only
+             * repeat what was done; issue 16, a destination recipient
+             * limit of 1 asks for it at every recipient) */
+            qs_job *job = entry && entry->peer->job->transport == t
+                              ? entry->peer->job
+                              : qsi_job_obtain(s, m, t);
             qs_peer *p = qsi_peer_obtain(s, job, q);
             entry = p->etail;
             if (!entry || (limit > 0 && entry->nrcpt >= limit))

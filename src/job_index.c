@@ -391,10 +391,13 @@ void qsi_cix_selected(qs_job *job)
  *       inserts every job into two trees), the next change of the list
  *       builds the index;
  *   index on: each change it keeps up with counts as idle upkeep, and an
- *       answer (QSI_CIX_USED) clears the count; once the idle upkeep
- *       passes CIX_IDLE changes per listed job (about what a rebuild
- *       costs), the index is dropped - unless the blocker index wants it
- *       (qsi_bix_wanted), which needs it while on.
+ *       answer (QSI_CIX_USED) clears the count; once the idle changes
+ *       pass half the list's length (CIX_IDLE_PART 2: a change's upkeep,
+ *       a path repaired, costs about what a rebuild spends on two jobs;
+ *       and a list that keeps growing, whose length grows with the
+ *       count, is still caught up with), the index is dropped - unless
+ *       the blocker index wants it (qsi_bix_wanted), which needs it
+ *       while on.
  * Either way at most about twice what the better choice in hindsight
  * would have cost, the classic bound of the rental: questions that come
  * often keep the index (the preempt, heavy and blockers shapes), rare
@@ -402,15 +405,18 @@ void qsi_cix_selected(qs_job *job)
  * alone (counts of steps and changes), so runs stay deterministic. */
 /* The thresholds are a cost choice, not a rule: the answer is the same
  * on both sides of them (tests/identity.sh runs streams across them, and
- * the crosscheck builds of tests/sh/blocker-index.sh build and drop the
- * index at every few changes: CIX_BUY=1, CIX_IDLE=1). */
+ * the crosscheck builds of tests/sh/blocker-index.sh build the index at
+ * the first question and drop it at the first change it does not answer
+ * for: CIX_BUY=0, CIX_IDLE_PART=1000000000).  Measured (issue 16,
+ * docs/performance.md session 12): 16 and 64 steps per job, 1, 4 and 8
+ * parts, each better for some shapes and worse for others. */
 #ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
 #define CIX_BUILD 64
 #define CIX_DROP 32
 #endif
 #ifndef CIX_BUY
 #define CIX_BUY 32
-#define CIX_IDLE 1
+#define CIX_IDLE_PART 2
 #endif
 
 /* Building inserts jobs in list order, so each job's lprev is in the tree
@@ -437,7 +443,7 @@ void qsi_cix_resize(qs_transport *t)
             qsi_tix_insert(t, j);
         qsi_bix_resize(t);
     } else if (t->njobs < CIX_DROP ||
-               (++t->cix_idle > CIX_IDLE * t->njobs && !qsi_bix_wanted(t))) {
+               (++t->cix_idle * CIX_IDLE_PART > t->njobs && !qsi_bix_wanted(t))) {
         t->cix_on = 0;
         t->cix_rent = 0;
         t->cix_root = t->tix_root = NULL;

@@ -402,7 +402,18 @@ void qsi_cix_selected(qs_job *job)
  * would have cost, the classic bound of the rental: questions that come
  * often keep the index (the preempt, heavy and blockers shapes), rare
  * ones walk.  Where it is built and dropped is decided by the input
- * alone (counts of steps and changes), so runs stay deterministic. */
+ * alone (counts of steps and changes), so runs stay deterministic.
+ *   But not past CIX_OWN jobs: there the list keeps its index, as it did
+ * before the rental.  The rental's prices are instruction counts, and on
+ * a list of thousands of jobs they are wrong: a walk's step is a cache
+ * miss, not ten instructions, and one question walks thousands of them;
+ * a rebuild is thousands of inserts; while the upkeep grows only with
+ * the tree's height.  Measured (the bench's steady state at 10k and 100k
+ * queued messages): rented there, queue cost 3% and 37% more per
+ * selection, heavy 2% and 19%, sort 5% and 9%; owned past 4,096 jobs,
+ * each is where it was, and the shapes whose lists are shorter keep
+ * their gain (transports' lists are of 256..512 jobs, queue's bench
+ * stream's of about 2,000). */
 /* The thresholds are a cost choice, not a rule: the answer is the same
  * on both sides of them (tests/identity.sh runs streams across them, and
  * the crosscheck builds of tests/sh/blocker-index.sh build the index at
@@ -417,6 +428,9 @@ void qsi_cix_selected(qs_job *job)
 #ifndef CIX_BUY
 #define CIX_BUY 32
 #define CIX_IDLE_PART 2
+#endif
+#ifndef CIX_OWN /* longer lists own their index (above) */
+#define CIX_OWN 4096
 #endif
 
 /* Building inserts jobs in list order, so each job's lprev is in the tree
@@ -433,7 +447,8 @@ void qsi_cix_resize(qs_transport *t)
     if (!t->cix_on && t->njobs <= CIX_BUILD) {
         t->cix_rent = 0;
     } else if (!t->cix_on) {
-        if (t->cix_rent <= CIX_BUY * t->njobs && !qsi_bix_wanted(t))
+        if (t->njobs <= CIX_OWN && t->cix_rent <= CIX_BUY * t->njobs &&
+            !qsi_bix_wanted(t))
             return;
         t->cix_on = 1;
         t->cix_idle = 0;
@@ -443,7 +458,8 @@ void qsi_cix_resize(qs_transport *t)
             qsi_tix_insert(t, j);
         qsi_bix_resize(t);
     } else if (t->njobs < CIX_DROP ||
-               (++t->cix_idle * CIX_IDLE_PART > t->njobs && !qsi_bix_wanted(t))) {
+               (++t->cix_idle * CIX_IDLE_PART > t->njobs &&
+                t->njobs <= CIX_OWN && !qsi_bix_wanted(t))) {
         t->cix_on = 0;
         t->cix_rent = 0;
         t->cix_root = t->tix_root = NULL;

@@ -151,25 +151,36 @@ else
     ok untag-scene
 fi
 
-# the mutants: built from copies of the sources
-mkdir -p "$t/mut"
-cp -R Makefile src "$t/mut/"
+# the mutants: built from copies of the sources.
+# stream_mutant NAME FILE SED FLAGS: src/FILE changed by the sed script,
+# built with FLAGS, must differ from the plain walk (trace, stats, exit
+# status, or a time-out: a mutant's stale links can loop, and 30 s is 100
+# times a run) on one of the generated streams
+stream_mutant() {
+    d="$t/mut-$1"
+    mkdir -p "$d"
+    cp -R Makefile src "$d/"
+    sed -i "$3" "$d/src/$2"
+    if cmp -s "src/$2" "$d/src/$2"; then
+        no "mutant-$1-applies" "the mutation did not change src/$2"
+        return
+    fi
+    build "$d/build" "$4" "$d"
+    for f in "$t"/*-*.events; do
+        "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
+        if ! timeout 30 "$d/build/qsched" --stats "$f" >"$t/m.out" 2>&1 ||
+            ! cmp -s "$t/p.out" "$t/m.out"; then
+            ok "mutant-$1-caught"
+            return
+        fi
+    done
+    no "mutant-$1-caught" "the mutant agreed with the plain walk on $n streams"
+}
+
 # the bug: a job linked in front of the walk is written down as a blocker
 # together with the region (qsi_bix_materialize_but forgets `fresh`)
-sed -i 's/        if (j != fresh)$/        if (j != fresh || fresh)/' "$t/mut/src/blocker_region.c"
-if cmp -s src/blocker_region.c "$t/mut/src/blocker_region.c"; then
-    no mutant-applies "the mutation did not change src/blocker_region.c"
-else
-    build "$t/mut/build" "$stress_flags" "$t/mut"
-    caught=0
-    for f in "$t"/0-*.events "$t"/1-*.events; do
-        "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
-        "$t/mut/build/qsched" --stats "$f" >"$t/m.out" 2>&1 || { caught=1; break; }
-        cmp -s "$t/p.out" "$t/m.out" || { caught=1; break; }
-    done
-    if [ $caught -eq 1 ]; then ok mutant-fresh-job-caught
-    else no mutant-fresh-job-caught "the mutant agreed with the plain walk on $n streams"; fi
-fi
+stream_mutant fresh-job blocker_region.c \
+    's/        if (j != fresh)$/        if (j != fresh || fresh)/' "$stress_flags"
 
 # the second mutant: a blocker that gets entries loses its tag, and the
 # marks its destinations had through it are not written down
@@ -194,22 +205,6 @@ fi
 # rebuild's qsi_tix_insert loop gone: the tree of the last build is left,
 # stale); built as the rental build, which drops and rebuilds the index
 # hundreds of times per stream: the crosscheck of job_link's by-time walk
-# (or the trace, or a time-out: stale links can loop) must catch it
-mkdir -p "$t/mut3"
-cp -R Makefile src "$t/mut3/"
-sed -i 's/^            qsi_tix_insert(t, j);$/            (void)j;/' "$t/mut3/src/job_index.c"
-if cmp -s src/job_index.c "$t/mut3/src/job_index.c"; then
-    no mutant-rebuild-applies "the mutation did not change src/job_index.c"
-else
-    build "$t/mut3/build" "$rental_flags" "$t/mut3"
-    caught=0
-    for f in "$t"/*-*.events; do
-        "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
-        # (30 s is 100 times a run)
-        timeout 30 "$t/mut3/build/qsched" --stats "$f" >"$t/m.out" 2>&1 ||
-            { caught=1; break; }
-        cmp -s "$t/p.out" "$t/m.out" || { caught=1; break; }
-    done
-    if [ $caught -eq 1 ]; then ok mutant-rebuild-caught
-    else no mutant-rebuild-caught "the mutant agreed with the plain walk on $n streams"; fi
-fi
+# (or the trace, or the time-out) must catch it
+stream_mutant rebuild job_index.c \
+    's/^            qsi_tix_insert(t, j);$/            (void)j;/' "$rental_flags"

@@ -370,57 +370,41 @@ void qsi_cix_selected(qs_job *job)
         x->cix_min_needed = needed;
 }
 
-/* When the index is kept: on long job lists, and only while it is asked
- * questions.  On a short list a walk costs less than keeping the tree, so
- * the index exists only past CIX_BUILD jobs and goes below CIX_DROP
- * (apart, so that a list hovering around one size does not rebuild it
- * again and again).  But its upkeep is paid at every change of the list
- * (a link, an unlink, a selected entry: a path repaired, about 300..500
- * instructions), and its answers are wanted only by three questions: the
- * preemption candidate (candidates.c), where a job relinked late goes
- * (job_link, S-PRE-13), and the blocker index's walks (blocker_index.c).
- * A transport that never preempts on a long list (the preemption test
- * never passes, S-PRE-7) paid the upkeep for nothing: issue 16, the
- * transports and queue shapes, where no candidate was ever asked for in
- * 100k events.
- *
- * So the choice is a ski rental, made from counts, never from time:
- *   index off, list long: each question walks (preempt_scan.c, job_link)
- *       and its steps are charged as rent (QSI_CIX_RENT); once the rent
- *       passes what a build costs (CIX_BUY steps per listed job: a build
- *       inserts every job into two trees), the next change of the list
- *       builds the index;
- *   index on: each change it keeps up with counts as idle upkeep, and an
- *       answer (QSI_CIX_USED) clears the count; once the idle changes
- *       pass half the list's length (CIX_IDLE_PART 2: a change's upkeep,
- *       a path repaired, costs about what a rebuild spends on two jobs;
- *       and a list that keeps growing, whose length grows with the
- *       count, is still caught up with), the index is dropped - unless
- *       the blocker index wants it (qsi_bix_wanted), which needs it
- *       while on.
- * Either way at most about twice what the better choice in hindsight
- * would have cost, the classic bound of the rental: questions that come
- * often keep the index (the preempt, heavy and blockers shapes), rare
- * ones walk.  Where it is built and dropped is decided by the input
- * alone (counts of steps and changes), so runs stay deterministic.
- *   But not past CIX_OWN jobs: there the list keeps its index, as it did
- * before the rental.  The rental's prices are instruction counts, and on
- * a list of thousands of jobs they are wrong: a walk's step is a cache
- * miss, not ten instructions, and one question walks thousands of them;
- * a rebuild is thousands of inserts; while the upkeep grows only with
- * the tree's height.  Measured (the bench's steady state at 10k and 100k
- * queued messages): rented there, queue cost 3% and 37% more per
- * selection, heavy 2% and 19%, sort 5% and 9%; owned past 4,096 jobs,
- * each is where it was, and the shapes whose lists are shorter keep
- * their gain (transports' lists are of 256..512 jobs, queue's bench
- * stream's of about 2,000). */
+/* When the index is kept: on long job lists, while it is asked questions.
+ * On a short list a walk costs less than the tree: the index exists only
+ * past CIX_BUILD jobs and goes below CIX_DROP (apart, so that a list
+ * hovering around one size does not rebuild it again and again).  Its
+ * upkeep is paid at every change of the list (a link, an unlink, a
+ * selected entry: a path repaired, 300..500 instructions), its answers
+ * are wanted by three questions only: the preemption candidate
+ * (candidates.c), where a job relinked late goes (job_link, S-PRE-13),
+ * and the blocker index's walks.  A transport whose preemption test never
+ * passes (S-PRE-7) paid for nothing (issue 16: transports and queue, no
+ * candidate asked for in 100k events).  So a ski rental, on counts:
+ *   off, list long: each question walks (preempt_scan.c, job_link) and
+ *       pays its steps as rent (QSI_CIX_RENT); past what a build costs
+ *       (CIX_BUY steps per listed job: every job into two trees), the
+ *       next change of the list builds the index;
+ *   on: each change kept up with is idle upkeep, an answer (QSI_CIX_USED)
+ *       clears it; past half the list's length (CIX_IDLE_PART 2: a
+ *       change's repair costs about what a rebuild spends on two jobs,
+ *       and a growing list is still caught up with) the index is dropped,
+ *       unless the blocker index wants it (qsi_bix_wanted).
+ * Either way about twice the better choice in hindsight at most: frequent
+ * questions keep the index (preempt, heavy, blockers), rare ones walk;
+ * decided by the input alone, so runs stay deterministic.
+ *   Not past CIX_OWN jobs: there the list keeps its index, as before the
+ * rental, whose prices (instructions) are wrong there: a walk's step is
+ * a cache miss and a question walks thousands, a rebuild is thousands of
+ * inserts, while the upkeep grows with the tree's height.  Rented at 10k
+ * and 100k queued messages, queue cost 3% and 37% more per selection,
+ * heavy 2% and 19%, sort 5% and 9%; owned past 4,096 jobs, each is where
+ * it was, and shorter lists keep their gain (transports' 256..512 jobs,
+ * queue's bench stream's 1,100..1,500). */
 /* The thresholds are a cost choice, not a rule: the answer is the same
- * on both sides of them (tests/identity.sh runs streams across them, and
- * the crosscheck builds of tests/sh/blocker-index.sh build the index at
- * the first question and drop it at the first change it does not answer
- * for: CIX_BUY=0, CIX_IDLE_PART=1000000000).  Measured (issue 16,
- * docs/performance.md session 12): 16 and 64 steps per job, 1, 4 and 8
- * parts, each better for some shapes and worse for others. */
+ * on both sides (tests/identity.sh; tests/sh/blocker-index.sh's builds
+ * that build at the first question and drop at the first unanswered
+ * change).  Tried: 16 and 64 steps, 1, 4 and 8 parts (session 12). */
 #ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
 #define CIX_BUILD 64
 #define CIX_DROP 32

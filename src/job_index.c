@@ -370,17 +370,15 @@ void qsi_cix_selected(qs_job *job)
         x->cix_min_needed = needed;
 }
 
-/* When the index is kept: on long job lists, while it is asked questions.
- * On a short list a walk costs less than the tree: the index exists only
- * past CIX_BUILD jobs and goes below CIX_DROP (apart, so that a list
- * hovering around one size does not rebuild it again and again).  Its
- * upkeep is paid at every change of the list (a link, an unlink, a
- * selected entry: a path repaired, 300..500 instructions), its answers
- * are wanted by three questions only: the preemption candidate
- * (candidates.c), where a job relinked late goes (job_link, S-PRE-13),
- * and the blocker index's walks.  A transport whose preemption test never
- * passes (S-PRE-7) paid for nothing (issue 16: transports and queue, no
- * candidate asked for in 100k events).  So a ski rental, on counts:
+/* When the index is kept: on long lists (past CIX_BUILD jobs, gone below
+ * CIX_DROP: apart, so that a list hovering around one size does not
+ * rebuild it again and again), while it is asked questions.  Its upkeep
+ * is paid at every change of the list (a path repaired, 300..500
+ * instructions); its answers are wanted by three questions only: the
+ * preemption candidate (candidates.c), where a job relinked late goes
+ * (job_link, S-PRE-13), the blocker index's walks.  A transport whose
+ * preemption test never passes (S-PRE-7) paid for nothing (issue 16:
+ * transports, queue).  So a ski rental, on counts:
  *   off, list long: each question walks (preempt_scan.c, job_link) and
  *       pays its steps as rent (QSI_CIX_RENT); past what a build costs
  *       (CIX_BUY steps per listed job: every job into two trees), the
@@ -390,67 +388,69 @@ void qsi_cix_selected(qs_job *job)
  *       change's repair costs about what a rebuild spends on two jobs,
  *       and a growing list is still caught up with) the index is dropped,
  *       unless the blocker index wants it (qsi_bix_wanted).
- * Either way about twice the better choice in hindsight at most: frequent
- * questions keep the index (preempt, heavy, blockers), rare ones walk;
- * decided by the input alone, so runs stay deterministic.
+ * At most about twice the better choice in hindsight; decided by the
+ * input alone, so runs stay deterministic.
  *   Not past CIX_OWN jobs: there the list keeps its index, as before the
  * rental, whose prices (instructions) are wrong there: a walk's step is
  * a cache miss and a question walks thousands, a rebuild is thousands of
- * inserts, while the upkeep grows with the tree's height.  Rented at 10k
- * and 100k queued messages, queue cost 3% and 37% more per selection,
- * heavy 2% and 19%, sort 5% and 9%; owned past 4,096 jobs, each is where
- * it was, and shorter lists keep their gain (transports' 256..512 jobs,
- * queue's bench stream's 1,100..1,500). */
-/* The thresholds are a cost choice, not a rule: the answer is the same
- * on both sides (tests/identity.sh; tests/sh/blocker-index.sh's builds
- * that build at the first question and drop at the first unanswered
- * change).  Tried: 16 and 64 steps, 1, 4 and 8 parts (session 12). */
+ * inserts, while the upkeep grows with the tree's height (rented at 100k
+ * queued messages, queue cost 37% more per selection: docs/performance.md,
+ * session 12, with the thresholds tried).  The thresholds are a cost
+ * choice, not a rule: the answer is the same on both sides of them
+ * (tests/identity.sh; tests/sh/blocker-index.sh's rental build). */
 #ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
 #define CIX_BUILD 64
 #define CIX_DROP 32
 #endif
-#ifndef CIX_BUY
-#define CIX_BUY 32
+#ifndef CIX_BUY /* (the rental: tests/sh/blocker-index.sh, the coverage */
+#define CIX_BUY 32 /* build, set both, and CIX_OWN, with others) */
 #define CIX_IDLE_PART 2
 #endif
-#ifndef CIX_OWN /* longer lists own their index (above) */
+#ifndef CIX_OWN
 #define CIX_OWN 4096
 #endif
 
-/* Building inserts jobs in list order, so each job's lprev is in the tree
- * already and qsi_cix_insert finds its place; the by-time tree is built
- * after because it reuses cix_prio, which the first loop sets.  Dropping
- * just forgets the roots and clears cix_in (shared by both trees, so the
- * remove functions become no-ops); the stale fields are reset on the next
- * build.  Called after every link and unlink (jobs.c), and by the blocker
- * index when the walks turn hot (qsi_bix_adapt).  The rent counts only
- * while the list is long and the index off: a short list clears it. */
-void qsi_cix_resize(qs_transport *t)
+/* In list order (each job's lprev is in already); by-time after (cix_prio) */
+static void cix_build(qs_transport *t)
 {
     qs_job *j;
-    if (!t->cix_on && t->njobs <= CIX_BUILD) {
-        t->cix_rent = 0;
-    } else if (!t->cix_on) {
-        if (t->njobs <= CIX_OWN && t->cix_rent <= CIX_BUY * t->njobs &&
-            !qsi_bix_wanted(t))
-            return;
-        t->cix_on = 1;
-        t->cix_idle = 0;
-        for (j = t->jhead; j; j = j->lnext)
-            qsi_cix_insert(t, j, 1); /* in list order: j->lprev is in */
-        for (j = t->thead; j; j = j->tnext)
-            qsi_tix_insert(t, j);
-        qsi_bix_resize(t);
-    } else if (t->njobs < CIX_DROP ||
-               (++t->cix_idle * CIX_IDLE_PART > t->njobs &&
-                t->njobs <= CIX_OWN && !qsi_bix_wanted(t))) {
-        t->cix_on = 0;
-        t->cix_rent = 0;
-        t->cix_root = t->tix_root = NULL;
-        for (j = t->jhead; j; j = j->lnext)
-            j->cix_in = 0;
-        qsi_bix_resize(t);
+    t->cix_on = 1;
+    t->cix_idle = 0;
+    for (j = t->jhead; j; j = j->lnext)
+        qsi_cix_insert(t, j, 1); /* in list order: j->lprev is in */
+    for (j = t->thead; j; j = j->tnext)
+        qsi_tix_insert(t, j);
+    qsi_bix_resize(t);
+}
+
+/* Roots forgotten, cix_in cleared (removals: no-ops); the rent restarts */
+static void cix_drop(qs_transport *t)
+{
+    qs_job *j;
+    t->cix_on = 0;
+    t->cix_rent = 0;
+    t->cix_root = t->tix_root = NULL;
+    for (j = t->jhead; j; j = j->lnext)
+        j->cix_in = 0;
+    qsi_bix_resize(t);
+}
+
+/* After every link and unlink, and when walks turn hot (qsi_bix_adapt) */
+void qsi_cix_resize(qs_transport *t)
+{
+    if (!t->cix_on) {
+        if (t->njobs <= CIX_BUILD)
+            t->cix_rent = 0; /* rent counts on a long list only */
+        else if (t->njobs > CIX_OWN || t->cix_rent > CIX_BUY * t->njobs ||
+                 qsi_bix_wanted(t))
+            cix_build(t);
+        return;
     }
+    t->cix_idle++; /* one more change kept up with */
+    if (t->njobs < CIX_DROP ||
+        (t->cix_idle > t->njobs / CIX_IDLE_PART && t->njobs <= CIX_OWN &&
+         !qsi_bix_wanted(t)))
+        cix_drop(t);
 }
 
 /* ---- where job_link puts a job (S-PRE-13, S-MEM-10) ----

@@ -319,6 +319,13 @@ static void copy8(char *d, const char *s)
     memcpy(d, &w, 8);
 }
 
+static void copy4(char *d, const char *s)
+{
+    uint32_t w;
+    memcpy(&w, s, 4);
+    memcpy(d, &w, 4);
+}
+
 static char *fast_name(char *p, const char *name, size_t n)
 {
     if (n >= 8 && n <= 32) {
@@ -331,11 +338,8 @@ static char *fast_name(char *p, const char *name, size_t n)
         }
         copy8(p + n - 8, name + n - 8);
     } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, name, 4);
-        memcpy(&b, name + n - 4, 4);
-        memcpy(p, &a, 4);
-        memcpy(p + n - 4, &b, 4);
+        copy4(p, name);
+        copy4(p + n - 4, name + n - 4);
     } else {
         memcpy(p, name, n);
     }

@@ -207,4 +207,4 @@ fi
 # hundreds of times per stream: the crosscheck of job_link's by-time walk
 # (or the trace, or the time-out) must catch it
 stream_mutant rebuild job_index.c \
-    's/^            qsi_tix_insert(t, j);$/            (void)j;/' "$rental_flags"
+    's/^        qsi_tix_insert(t, j);$/        (void)j;/' "$rental_flags"

@@ -325,7 +325,7 @@ int qsi_check_message(const qs_sched *s, const qs_message *m,
                          size_t errlen)
 {
     const qs_job *j;
-    int64_t in_core = 0, job_limits = 0;
+    int64_t in_core = 0, job_limits = 0, spare = 0;
     /* Each job: recount its pending entries and recipients from its
      * peers, and its in-flight recipients from its queues. */
     for (j = m->jobs; j; j = j->mnext) {
@@ -397,7 +397,14 @@ int qsi_check_message(const qs_sched *s, const qs_message *m,
               m->id, j->transport->name);
         in_core += rc;
         job_limits += j->rcpt_limit;
+        spare += qsi_job_spare(j);
     }
+    /* S-MEM-5's return skips the walk over the sister jobs on this count
+     * (qsi_message_return_slots): one too low and a sister would keep
+     * slots its transport's pool needs back. */
+    CHECK(spare == m->jobs_spare, "message %s: %lld jobs with slots to "
+          "spare, counted %lld", m->id, (long long)spare,
+          (long long)m->jobs_spare);
     /* The message's in-core count is what its next batch is measured
      * against (S-MEM-4: limit - in core = room), so it must be the sum
      * of its jobs' counts, each recounted above. */

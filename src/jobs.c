@@ -285,7 +285,11 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     /* A job on the list takes every unused slot of the pool ("each time a
      * job is created and appended to the job list, it gets all unused
      * recipient slots from its transport's pool"). */
-    job_take_pool(job, m, t);
+    {
+        int was_spare = qsi_job_spare(job);
+        job_take_pool(job, m, t);
+        qsi_spare_after(job, was_spare);
+    }
     QSI_BIX_MESSAGE(s, m);
     /* Only a relink is traced: a new job is implied by the `read` line of
      * the batch that created it. */

@@ -157,6 +157,7 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     qs_message *m = job->message;
     qs_job *next = t->job_next_unread;
     int64_t unused, pool_before;
+    int was_spare, next_was_spare;
 
     /* Nothing to give back, nothing to advance: qs_pool_unused's result
      * is at most each of the two spares (its proved job_bound and
@@ -178,7 +179,12 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
         t->job_next_unread = next;
     }
     pool_before = t->rcpt_unused;
+    was_spare = qsi_job_spare(job);
+    next_was_spare = next ? qsi_job_spare(next) : 0;
     unused = job_give_back(job, m, t, next, next ? next->message : NULL);
+    qsi_spare_after(job, was_spare);
+    if (next)
+        qsi_spare_after(next, next_was_spare);
     if (s->bix_on_count > 0) { /* QSI_BIX_MESSAGE, both messages */
         qsi_bix_message(m);
         if (next)
@@ -217,11 +223,16 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
 void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
 {
     qs_job *sponsor;
-    for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
-        if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
-            continue;
-        if (sponsor->stack_level < 0 || !QS_UNREAD(m))
-            qsi_job_move_limits(s, sponsor);
+    /* A sister gives back only if it has slots to spare.  When the count
+     * of such jobs is the finishing job's own (0 or 1), the walk would
+     * pass every sister by: it is not taken (qsi_job_spare). */
+    if (m->jobs_spare > qsi_job_spare(job)) {
+        for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
+            if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
+                continue;
+            if (sponsor->stack_level < 0 || !QS_UNREAD(m))
+                qsi_job_move_limits(s, sponsor);
+        }
     }
     if (!QS_UNREAD(m))
         qsi_job_move_limits(s, job);

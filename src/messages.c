@@ -297,7 +297,11 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
     qs_message *m = job->message;
     QSI_CK_MSG(s, m);
     QSI_CK_QUEUE(s, e->queue);
-    job->rcpt_count -= e->nrcpt;
+    {
+        int was_spare = qsi_job_spare(job);
+        job->rcpt_count -= e->nrcpt;
+        qsi_spare_after(job, was_spare);
+    }
     m->rcpt_count -= e->nrcpt;
     job->transport->in_core -= e->nrcpt;
     s->in_core -= e->nrcpt;

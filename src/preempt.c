@@ -428,7 +428,9 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
      * (S-INV-5 allows down to -extra_recipient_limit).  "Not fully read"
      * is QS_UNREAD (S-PFX-16 in the postfix profile). */
     if (QS_UNREAD(job->message)) {
+        int was_spare = qsi_job_spare(job);
         job_extra_grant(job, job->message, t);
+        qsi_spare_after(job, was_spare);
         QSI_BIX_MESSAGE(s, job->message);
     }
     s->stats.preemptions++;

@@ -393,6 +393,10 @@ struct qs_message {
     int64_t rcpt_limit;       /* qmgr_message_recipient_minimum plus the
                                  slots of its jobs: how many recipients it
                                  may hold in core (S-MEM-4) */
+    int64_t jobs_spare;       /* its jobs with slots to spare (rcpt_count <
+                                 rcpt_limit: qsi_job_spare); S-MEM-5's
+                                 return walks the jobs only when one other
+                                 than the finishing job is counted here */
     int end_unseen;           /* S-PFX-16: the last read filled its limit */
     int64_t refill_time;      /* time of its latest batch (refill delay) */
     int64_t delivered, deferred;  /* recipients done, by outcome */
@@ -527,6 +531,24 @@ struct qs_sched {
  * queue file offset stays set) until a later read, which reads nothing,
  * finds the end. */
 #define QS_UNREAD(m) ((m)->rcpt_unread > 0 || (m)->end_unseen)
+/* S-MEM-5: a job has slots to spare when it holds more recipient slots
+ * than it has recipients in core: a sister job's `done` may make it give
+ * them back (memory.c qsi_message_return_slots).  Its message counts such
+ * jobs (qs_message.jobs_spare, checked with S-INV-1), so that a `done`
+ * whose sisters have nothing to spare does not visit them: in a shape
+ * whose messages have jobs on several transports each sister is a cache
+ * miss, and the walk was the largest single item of its time (issue 16,
+ * perf on transports: 7%).  Every change of a job's rcpt_count or
+ * rcpt_limit is followed by qsi_spare_after with the job's state before
+ * it (five places: assign.c, messages.c, jobs.c, memory.c, preempt.c). */
+static inline int qsi_job_spare(const qs_job *j)
+{
+    return j->rcpt_count < j->rcpt_limit;
+}
+static inline void qsi_spare_after(qs_job *j, int was_spare)
+{
+    j->message->jobs_spare += qsi_job_spare(j) - was_spare;
+}
 /* S-PRE-11: blocker marks are tags; see qs_transport.blocker_tag. */
 #define QS_IS_BLOCKER(j) ((j)->blocker_tag == (j)->transport->blocker_tag)
 

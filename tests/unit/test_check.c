@@ -122,6 +122,7 @@ static void test_catches(void)
     BREAK("a job count off", QSI_CK_MSG(s, b), jb->rcpt_count, 1);
     BREAK("selected entries off", QSI_CK_MSG(s, b), jb->selected_entries,
           1);
+    BREAK("a spare-jobs count off", QSI_CK_MSG(s, b), b->jobs_spare, 1);
     BREAK("a slot from nothing", QSI_CK_XPORT(s, t), t->rcpt_unused, 1);
     BREAK("a job slot from nothing", QSI_CK_MSG(s, js->message),
           js->rcpt_limit, 1);

@@ -654,22 +654,30 @@ static void test_checker_catches(void)
     BREAK("a job count off", jb->rcpt_count, 1);
     /* S-INV-4: read - selected != pending entries */
     BREAK("selected entries off", jb->selected_entries, 1);
+    /* S-INV-1: the count of jobs with slots to spare, which lets S-MEM-5's
+     * return skip the sister jobs (qsi_message_return_slots), off */
+    BREAK("a spare-jobs count off", b->jobs_spare, 1);
+    BREAK("a spare job not counted", b->jobs_spare, -1);
     /* S-INV-5: a slot created from nothing */
     BREAK("a slot from nothing", t->rcpt_unused, 1);
     /* S-INV-5 (and the message limit = minimum + job slots) */
     BREAK("a job slot from nothing", js->rcpt_limit, 1);
     /* S-INV-5: the pool lending more than the extra pool */
     save = t->rcpt_unused;
+    i = qsi_job_spare(jb);
     t->rcpt_unused -= 7; /* -6 - 7 = -13 < -12 ... */
     jb->rcpt_limit += 7; /* ... conservation kept */
     b->rcpt_limit += 7;
+    qsi_spare_after(jb, i); /* ... and the count of jobs with spare slots */
     CHECK("S-INV checker catches a pool below -extra",
           qs_check_invariants(s, err, sizeof err) < 0 &&
               strstr(err, "extra") != NULL);
     printf("#   %s\n", err);
+    i = qsi_job_spare(jb);
     t->rcpt_unused = save;
     jb->rcpt_limit -= 7;
     b->rcpt_limit -= 7;
+    qsi_spare_after(jb, i);
     /* S-INV-2: a child not deeper than its parent */
     {
         int lv = js->stack_level;

@@ -148,12 +148,7 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
             take = limit - entry->nrcpt;
         entry->nrcpt += take;
         QSI_CK_ENTRY(s, entry);
-        {
-            qs_job *job = entry->peer->job;
-            int was_spare = qsi_job_spare(job);
-            job->rcpt_count += take;
-            qsi_spare_after(job, was_spare);
-        }
+        qsi_job_count_add(m, entry->peer->job, take);
         m->rcpt_count += take;
         t->in_core += take;
         if (t->in_core > t->peak_in_core)

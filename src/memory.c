@@ -151,7 +151,28 @@ static int64_t (job_give_back)(qs_job *job, qs_message *m, qs_transport *t,
  * another job's recipients (sponsoring), or the message would hold more
  * recipients than its limit says.  The move is traced (`slots`) at the
  * explain level. */
+static void job_move_limits(qs_sched *s, qs_job *job);
+
 void qsi_job_move_limits(qs_sched *s, qs_job *job)
+{
+    const qs_message *m = job->message;
+    /* Nothing to give back, nothing to advance: qs_pool_unused's result
+     * is at most each of the two spares (its proved job_bound and
+     * msg_bound), so with either spare at 0 or below no slot moves; and
+     * the first-unread pointer moves only past this job.  (issue 16:
+     * about half of the calls, from the sister jobs' returns of every
+     * `done`, S-MEM-5.  The test is a function of its own, so that its
+     * callers do not pay for the frame of the move.) */
+    if (job != job->transport->job_next_unread &&
+        (job->rcpt_limit <= job->rcpt_count || m->rcpt_limit <= m->rcpt_count))
+        return;
+    job_move_limits(s, job);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void job_move_limits(qs_sched *s, qs_job *job)
 {
     qs_transport *t = job->transport;
     qs_message *m = job->message;
@@ -159,15 +180,6 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     int64_t unused, pool_before;
     int was_spare, next_was_spare;
 
-    /* Nothing to give back, nothing to advance: qs_pool_unused's result
-     * is at most each of the two spares (its proved job_bound and
-     * msg_bound), so with either spare at 0 or below no slot moves; and
-     * the first-unread pointer moves only past this job.  (issue 16:
-     * about half of the calls, from the sister jobs' returns of every
-     * `done`, S-MEM-5.) */
-    if (job != next && (job->rcpt_limit <= job->rcpt_count ||
-                        m->rcpt_limit <= m->rcpt_count))
-        return;
     QSI_CK_MSG(s, m);
     QSI_CK_XPORT(s, t);
     /* Advance the cached first-unread pointer past this job (amortised
@@ -182,9 +194,11 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
     was_spare = qsi_job_spare(job);
     next_was_spare = next ? qsi_job_spare(next) : 0;
     unused = job_give_back(job, m, t, next, next ? next->message : NULL);
-    qsi_spare_after(job, was_spare);
-    if (next)
-        qsi_spare_after(next, next_was_spare);
+    if (unused > 0) { /* (else no limit moved: the proved `nothing`) */
+        qsi_spare_after(job, was_spare);
+        if (next)
+            qsi_spare_after(next, next_was_spare);
+    }
     if (s->bix_on_count > 0) { /* QSI_BIX_MESSAGE, both messages */
         qsi_bix_message(m);
         if (next)

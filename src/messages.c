@@ -297,11 +297,7 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
     qs_message *m = job->message;
     QSI_CK_MSG(s, m);
     QSI_CK_QUEUE(s, e->queue);
-    {
-        int was_spare = qsi_job_spare(job);
-        job->rcpt_count -= e->nrcpt;
-        qsi_spare_after(job, was_spare);
-    }
+    qsi_job_count_add(m, job, -e->nrcpt);
     m->rcpt_count -= e->nrcpt;
     job->transport->in_core -= e->nrcpt;
     s->in_core -= e->nrcpt;

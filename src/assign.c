@@ -53,9 +53,8 @@ static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
 {
     qs_trace r;
     qsi_trace_start(&r, QS_T_DEFER);
-    r.msg = m->id;
-    r.transport = a->dead_q->transport->name;
-    r.dest = a->dead_q->name;
+    qsi_trace_msg(&r, m);
+    qsi_trace_dest(&r, a->dead_q);
     r.n = a->dead_run;
     qsi_emit(s, &r);
     a->dead_run = 0;

@@ -138,6 +138,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
         queue_unpark(t, q);
         qsi_zero(q, offsetof(qs_queue, name_buf));
         q->name = keep_name;
+        q->name_len = len;
         q->name_hash = h;
     } else {
         /* zeroed either way; a short name (the usual case) in a recycled
@@ -148,6 +149,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
         else
             q = qsi_calloc(1, sizeof *q + len + 1);
         q->name = memcpy(q->name_buf, name, len + 1);
+        q->name_len = len;
         q->name_hash = h;
         qsi_map_put_hashed(&t->queues, h, q->name, 0, q);
     }
@@ -304,8 +306,7 @@ void qsi_queue_revive(qs_sched *s, qs_queue *q, int busy)
                        QS_READING(s, QR_REVIVAL_WINDOW) ==
                            QRV_REVIVAL_IN_FLIGHT);
     s->stats.revivals++;
-    r.transport = q->transport->name;
-    r.dest = q->name;
+    qsi_trace_dest(&r, q);
     r.a = q->window;
     qsi_emit(s, &r);
     qsi_queue_update_ready(q);
@@ -349,8 +350,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
         s->dead_head = q;
     s->dead_tail = q;
     s->stats.deaths++;
-    r.transport = t->name;
-    r.dest = q->name;
+    qsi_trace_dest(&r, q);
     qsi_emit(s, &r);
     qsi_conc_trace_backoff(s, q, QS_BACKOFF_DEAD);
     qsi_queue_update_ready(q);

@@ -120,8 +120,7 @@ void qsi_conc_trace_window(qs_sched *s, qs_queue *q, int old)
     if (q->window == old)
         return;
     qsi_trace_start(&r, QS_T_WINDOW);
-    r.transport = q->transport->name;
-    r.dest = q->name;
+    qsi_trace_dest(&r, q);
     r.a = old;
     r.b = q->window;
     qsi_emit(s, &r);

@@ -227,6 +227,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
         m->id = str;
+        m->id_len = idlen;
         str = copy_name(str, msgid, idlen, 1);
         for (i = 0; i < ngroups; i++) {
             const qs_group *g = &groups[i];
@@ -321,9 +322,8 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
     qs_trace r;
     qsi_trace_start(&r, QS_T_DEFER);
 
-    r.msg = m->id;
-    r.transport = q->transport->name;
-    r.dest = q->name;
+    qsi_trace_msg(&r, m);
+    qsi_trace_dest(&r, q);
     r.n = e->nrcpt;
     qsi_emit(s, &r);
     qsi_peer_unlink_entry(p, e);

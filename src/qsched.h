@@ -133,6 +133,10 @@ typedef struct qs_trace {
     int64_t n;              /* recipient count */
     int64_t a, b, c, d, e, f;
     double x, y, z, w;      /* the concurrency explain records' counters */
+    /* strlen of msg, transport and dest in the records the scheduler
+     * passes to its sink, or 0 (a NULL string, a record made by hand);
+     * qs_trace_text reads the strings, never these */
+    size_t msg_len, transport_len, dest_len;
 } qs_trace;
 
 typedef void (*qs_trace_sink)(void *ctx, const qs_trace *rec);

@@ -99,7 +99,8 @@ void qsi_seterr(char *err, size_t errlen, const char *msg)
 /* qsi_trace_start (sched_int.h) zeroes a record field by field: a field
  * added after the last one it knows would be left unset.  (Here, not in
  * sched_int.h: Frama-C reads that header as C99.) */
-_Static_assert(sizeof(qs_trace) == offsetof(qs_trace, w) + sizeof(double),
+_Static_assert(sizeof(qs_trace) ==
+                   offsetof(qs_trace, dest_len) + sizeof(size_t),
                "qs_trace has a field qsi_trace_start does not zero");
 
 /* Every decision is reported through here: stamped with the virtual time
@@ -179,6 +180,7 @@ qs_transport *qsi_transport_obtain(qs_sched *s, const char *name)
         return t;
     t = qsi_calloc(1, sizeof *t);
     t->name = qsi_strdup(name);
+    t->name_len = strlen(name);
     t->sched = s;
     QSI_CK_XPORT(s, t);
     t->serial = ++s->serial;

@@ -312,9 +312,8 @@ static void entry_select_peer(qs_sched *s, qs_peer *p, qs_delivery *out)
     out->dest = q->name;
     out->nrcpt = e->nrcpt;
     r.handle = e->handle;
-    r.msg = out->msg;
-    r.transport = t->name;
-    r.dest = q->name;
+    qsi_trace_msg(&r, job->message);
+    qsi_trace_dest(&r, q);
     r.n = e->nrcpt;
     qsi_emit(s, &r);
 }

@@ -348,8 +348,14 @@ static char *fast_name(char *p, const char *name, size_t n)
 
 /* The line of a default-level record into buf (len >= 1), or 0 when the
  * general code must build it (another kind, a null name, a negative
- * number, or a line that might not fit). */
-static size_t fast_format(const qs_trace *r, char *buf, size_t len)
+ * number, or a line that might not fit).  lengths = 1: the record came
+ * from the scheduler, so each of its names' lengths, where not 0, is the
+ * name's strlen (qsched.h; sched_int.h qsi_trace_dest, qsi_trace_msg);
+ * only the CLI's printer knows that of the records it is given (a record
+ * passed to qs_trace_text may have been built with an older qsched.h,
+ * without the length fields). */
+static size_t fast_format(const qs_trace *r, char *buf, size_t len,
+                          int lengths)
 {
     char *p = buf;
     size_t lm = 0, lt, ld, need;
@@ -387,10 +393,10 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len)
     if (!r->transport || !r->dest || (msg && !r->msg) || r->n < 0 ||
         r->handle < 0 || r->a < 0 || r->b < 0)
         return 0;
-    lt = strlen(r->transport);
-    ld = strlen(r->dest);
+    lt = lengths && r->transport_len ? r->transport_len : strlen(r->transport);
+    ld = lengths && r->dest_len ? r->dest_len : strlen(r->dest);
     if (msg)
-        lm = strlen(r->msg);
+        lm = lengths && r->msg_len ? r->msg_len : strlen(r->msg);
     /* "deliver D" is the longest head (9 bytes); a space or colon around
      * each piece, the numbers, the NUL */
     need = 9 + lm + lt + ld + 4 + (size_t)nums * FAST_NUM_MAX + 1;
@@ -458,7 +464,7 @@ size_t qs_trace_format(const qs_trace *r, int explain, char *buf,
         return 0;
     if (len == 0)
         return 0;
-    if ((fast = fast_format(r, buf, len)) > 0)
+    if ((fast = fast_format(r, buf, len, 0)) > 0)
         return fast;
     switch (r->kind) {
     case QS_T_DELIVER:
@@ -861,7 +867,7 @@ void qs_trace_print_buffered(void *vp, const qs_trace *r)
         qs_printer_flush(bp);
     /* the default-level lines straight from the fast path (what
      * qs_trace_format tries first), the others through it */
-    n = fast_format(r, bp->buf + bp->len, 1023);
+    n = fast_format(r, bp->buf + bp->len, 1023, 1);
     if (n == 0)
         n = qs_trace_format(r, bp->p.explain, bp->buf + bp->len, 1023);
     bp->buf[bp->len + n] = '\n';

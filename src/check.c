@@ -100,6 +100,9 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     for (e = q->todo_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle == 0 && e->nrcpt >= 1,
               "queue %s:%s: bad todo entry", t->name, q->name);
+        /* the entry's own queue and job are its peer's (sched_int.h) */
+        CHECK(e->peer->queue == q && e->job == e->peer->job,
+              "queue %s:%s: todo entry of another peer", t->name, q->name);
         CHECK(t->dest_rcpt_limit == 0 || e->nrcpt <= t->dest_rcpt_limit,
               "queue %s:%s: entry of %lld recipients exceeds the "
               "destination recipient limit", t->name, q->name,
@@ -111,6 +114,8 @@ static int check_queue(const qs_sched *s, const qs_transport *t,
     for (e = q->busy_head; e; e = e->qnext) {
         CHECK(e->queue == q && e->handle > 0,
               "queue %s:%s: bad busy entry", t->name, q->name);
+        CHECK(e->peer->queue == q && e->job == e->peer->job,
+              "queue %s:%s: busy entry of another peer", t->name, q->name);
         CHECK(qs_handles_get(&s->inflight, (uint64_t)e->handle) == e,
               "queue %s:%s: busy entry D%lld not in flight", t->name,
               q->name, (long long)e->handle);

@@ -258,6 +258,8 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
     }
     CHECK(e->peer && e->peer->queue == q, "queue %s:%s: entry of another "
           "queue's peer", t->name, q->name);
+    CHECK(e->job == e->peer->job, "queue %s:%s: entry of another job than "
+          "its peer's", t->name, q->name);
     if (e->ck_queue)
         ck_entry_uncount(s, e);
     if (state == 1) {

@@ -576,6 +576,7 @@ qs_entry *qsi_entry_create(qs_sched *s, qs_peer *p)
     qs_queue *q = p->queue;
     e->peer = p;
     e->queue = q;
+    e->job = p->job;
     if (q->transport->bix_on && !p->bix_pos)
         qsi_bix_peer_pending(p); /* its first pending entry */
     e->pprev = p->etail;

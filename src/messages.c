@@ -294,7 +294,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
  * checker recounts them from the structures (S-INV-1, S-INV-4). */
 static void rcpt_leave_core(qs_sched *s, qs_entry *e)
 {
-    qs_job *job = e->peer->job;
+    qs_job *job = e->job;
     qs_message *m = job->message;
     QSI_CK_MSG(s, m);
     QSI_CK_QUEUE(s, e->queue);
@@ -317,7 +317,7 @@ void qsi_entry_defer_todo(qs_sched *s, qs_entry *e)
 {
     qs_peer *p = e->peer;
     qs_queue *q = e->queue;
-    qs_job *job = p->job;
+    qs_job *job = e->job;
     qs_message *m = job->message;
     qs_trace r;
     qsi_trace_start(&r, QS_T_DEFER);
@@ -408,7 +408,7 @@ int qs_done(qs_sched *s, int64_t handle, enum qs_outcome outcome, char *err,
     }
     q = e->queue;
     p = e->peer;
-    job = p->job;
+    job = e->job;
     m = job->message;
     t = q->transport;
     /* Step 1 (postfix).  S-PFX-6: Postfix applies feedback while the

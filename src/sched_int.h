@@ -41,7 +41,12 @@ struct qs_entry {
                                  busy list while in flight */
     qs_entry *pprev, *pnext;  /* the peer's list (pending entries only) */
     qs_peer *peer;
-    qs_queue *queue;
+    qs_queue *queue;          /* = peer->queue, and */
+    qs_job *job;              /* = peer->job: kept here so that an entry's
+                                 job and queue load in parallel with its
+                                 peer rather than after it (issue 16: a
+                                 dying destination's deferrals and every
+                                 `done` chase entry, peer, job, message) */
     int64_t nrcpt;            /* recipients in the batch: 1 .. the
                                  transport's destination recipient limit */
     int64_t handle;           /* delivery handle while busy, else 0 */
@@ -115,9 +120,6 @@ struct qs_queue {
     size_t name_len;          /* strlen(name), for the trace */
     uint64_t name_hash;       /* qs_map_hash(name, 0): its key in the
                                  transport's map, hashed once (issue 16) */
-    uint64_t serial;          /* creation number: the key of the job's peer
-                                 map, so look-ups never depend on addresses */
-    qs_transport *transport;
     /* S-CON-13's discarded queue, parked (issue 16): an idle destination
      * leaves the transport's queue list but keeps its map slot, so that
      * when it comes back only its state is reset (qsi_queue_obtain); the
@@ -125,33 +127,16 @@ struct qs_queue {
      * Coming back, every field before name_buf is zeroed and the name,
      * its hash, the transport, a new serial and the window set as for a
      * new queue. */
-    int parked;
     qs_queue *park_prev, *park_next;
-    qs_entry *todo_head, *todo_tail, *busy_head, *busy_tail;
-    int64_t todo, busy;       /* entry counts; busy = deliveries in flight
-                                 (the pseudocode's busy_refcount) */
-    int window;               /* the document's "concurrency": how many
-                                 deliveries may be in flight at once */
     double success, failure;  /* the hysteresis accumulators: success grows
                                  towards 1 (a step up), failure is driven
                                  below 0 (a step down) (S-CON-4, S-CON-7) */
     double fail_cohorts;      /* failed pseudo-cohorts since the last
                                  success (S-CON-6, S-CON-8) */
-    int dead;                 /* declared dead: no selection, pending
-                                 entries deferred (S-CON-9) */
     int64_t revive_at;        /* while dead: now + minimal_backoff_time */
     qs_queue *dprev, *dnext;  /* the scheduler's dead list (by revive_at:
                                  deaths happen in time order, so appending
                                  keeps it sorted) */
-    unsigned blocker_tag;     /* == transport->blocker_tag: a blocker job
-                                 has pending entries here (S-PRE-11) */
-    int ready;                /* alive, window > busy and todo > 0: the
-                                 transport could select here now; counted
-                                 in transport->ready_queues */
-    int over;                 /* alive and busy > window (after negative
-                                 feedback): a negative room in Postfix's
-                                 round robin (S-PFX-17); counted in
-                                 transport->over_queues */
     qs_queue *prev, *next;    /* the transport's queue list */
     /* blocker_index.c (while the transport's bix_on): the peers with
      * pending entries here, a heap by their job's list place; 1 + this
@@ -165,6 +150,30 @@ struct qs_queue {
     int64_t ck_busy;
     int64_t ck_todo_n, ck_busy_n; /* entries counted in its two lists */
     int ck_ready, ck_over, ck_in;
+    /* The fields a recipient's arrival and a selection read, last, beside
+     * the name that the look-up compares (issue 16: perf had the name's
+     * comparison, a cache miss on a cold queue, at 4% of the blockers
+     * shape's time; then the state was another line): */
+    qs_transport *transport;
+    uint64_t serial;          /* creation number: the key of the job's peer
+                                 map, so look-ups never depend on addresses */
+    qs_entry *todo_head, *todo_tail, *busy_head, *busy_tail;
+    int64_t todo, busy;       /* entry counts; busy = deliveries in flight
+                                 (the pseudocode's busy_refcount) */
+    int window;               /* the document's "concurrency": how many
+                                 deliveries may be in flight at once */
+    int dead;                 /* declared dead: no selection, pending
+                                 entries deferred (S-CON-9) */
+    int parked;               /* S-CON-13: parked (park_prev, above) */
+    unsigned blocker_tag;     /* == transport->blocker_tag: a blocker job
+                                 has pending entries here (S-PRE-11) */
+    int ready;                /* alive, window > busy and todo > 0: the
+                                 transport could select here now; counted
+                                 in transport->ready_queues */
+    int over;                 /* alive and busy > window (after negative
+                                 feedback): a negative room in Postfix's
+                                 round robin (S-PFX-17); counted in
+                                 transport->over_queues */
     char name_buf[QSI_NAME_FAM]; /* the name (one allocation per queue) */
 };
 

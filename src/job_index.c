@@ -62,25 +62,20 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * loose, never wrong.  Blockers and preempted jobs are counted here too
  * (a superset), which also only loosens the bound.  cix_min_free is for
  * job_link, not for the query (see qsi_cix_time_marker).  The return
- * value lets cix_pull_path stop early. */
-/* present = 0: x is leaving the tree (qsi_cix_remove) and its own
- * counters no longer count, only its children's minima. */
+ * value lets cix_pull_path stop early.  present = 0: x is leaving the
+ * tree (qsi_cix_remove): only its children's minima count. */
 static inline int cix_pull_as(qs_job *x, int present)
 {
-    int64_t total = QS_MAX_ENTRIES(x);
-    int64_t needed = total - x->selected_entries;
-    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE;
-    int64_t mf = x->parent || !present ? CIX_NONE : x->message->queued_time;
+    int64_t mn = CIX_NONE, mq = CIX_NONE, mt = CIX_NONE, mf = CIX_NONE;
     const qs_job *c;
     int changed;
-    if (present && needed > 0) {
-        /* S-PRE-5: only a job with remaining entries can ever fit */
-        mn = needed;
-        mq = x->message->queued_time;
-        mt = total;
+    if (present) { /* its own part, kept by cix_own */
+        mn = x->cix_own_needed;
+        mq = x->cix_own_queued;
+        mt = x->cix_own_total;
+        mf = x->cix_own_free;
     }
-    /* fold in the children's minima, which are up to date: every caller
-     * pulls bottom-up */
+    /* the children's minima are up to date: every caller pulls bottom-up */
     if ((c = x->cix_left) != NULL) {
         mn = min64(mn, c->cix_min_needed);
         mq = min64(mq, c->cix_min_queued);
@@ -94,12 +89,10 @@ static inline int cix_pull_as(qs_job *x, int present)
         mf = min64(mf, c->cix_min_free);
     }
     /* "changed" compares all four minima: if none moved, no ancestor's
-     * minimum can move either, so the upward repair may stop here.  There
-     * is deliberately no subtree size among the aggregates: a size changes
-     * at every ancestor of an inserted or removed job, so it would force
-     * every insertion and removal to repair the whole path to the root
-     * (issue 16: that was 11% of the blockers shape).  List positions are
-     * compared without sizes (TREE_AFTER below). */
+     * can, and the upward repair may stop here.  (A subtree size, which
+     * changes at every ancestor of an inserted or removed job, would make
+     * every repair climb to the root: 11% of blockers, issue 16; sizes
+     * are kept only while bix_on, TREE_AFTER compares without them.) */
     changed = mn != x->cix_min_needed || mq != x->cix_min_queued ||
               mt != x->cix_min_total || mf != x->cix_min_free;
     x->cix_min_needed = mn;
@@ -108,8 +101,25 @@ static inline int cix_pull_as(qs_job *x, int present)
     x->cix_min_free = mf;
     return changed;
 }
-
 static int cix_pull(qs_job *x) { return cix_pull_as(x, 1); }
+
+/* x's own part of the minima, kept so that pulling an ancestor reads only
+ * index fields (issue 16: perf had the repairs waiting on each ancestor's
+ * counters and message); set wherever they change: qsi_cix_update and
+ * qsi_cix_selected, which follow every change, and the insertion. */
+static void cix_own(qs_job *x)
+{
+    int64_t total = QS_MAX_ENTRIES(x);
+    int64_t needed = total - x->selected_entries;
+    x->cix_own_free = x->parent ? CIX_NONE : x->message->queued_time;
+    x->cix_own_needed = x->cix_own_queued = x->cix_own_total = CIX_NONE;
+    if (needed > 0) {
+        /* S-PRE-5: only a job with remaining entries can ever fit */
+        x->cix_own_needed = needed;
+        x->cix_own_queued = x->message->queued_time;
+        x->cix_own_total = total;
+    }
+}
 
 /* Subtree sizes (blocker_index.c's ranks): kept only while the
  * transport's blocker index is on, where every insertion and removal
@@ -219,8 +229,9 @@ void qsi_cix_insert(qs_transport *t, qs_job *job, int repair)
      * Start as a leaf with empty aggregates; cix_pull fills them below */
     job->cix_left = job->cix_right = NULL;
     job->cix_prio = cix_priority(job->serial);
-    job->cix_min_needed = job->cix_min_queued = job->cix_min_total = CIX_NONE;
-    job->cix_min_free = CIX_NONE;
+    job->cix_min_needed = job->cix_min_queued = job->cix_min_total =
+        job->cix_min_free = job->cix_own_needed = job->cix_own_queued =
+            job->cix_own_total = job->cix_own_free = CIX_NONE;
     if (!t->cix_root) {
         job->cix_up = NULL;
         t->cix_root = job;
@@ -240,38 +251,27 @@ void qsi_cix_insert(qs_transport *t, qs_job *job, int repair)
         at->cix_left = job;
         job->cix_up = at;
     }
-    /* the new leaf first gets its own aggregates, then the path above it
-     * is repaired, since its minima may now include this job (every
-     * subtree is then exact, as the rotations need), then it climbs while
-     * its priority beats its parent's (heap order); a rotation keeps
-     * every subtree above it exact */
-    /* A job that has never selected anything enters with its full total
-     * as "needed"; a job relinked by a later batch enters with what is
-     * left. */
+    /* the new leaf gets its own aggregates and the path above it is
+     * repaired (every subtree exact, as the rotations need); then it
+     * climbs while its priority beats its parent's (heap order), each
+     * rotation keeping every subtree above it exact */
     job->cix_size = 1;
     if (t->bix_on) {
         qs_job *a;
         for (a = job->cix_up; a; a = a->cix_up)
             a->cix_size++;
     }
-    /* repair = 0 (job_link, for qsi_message_read): the caller repairs
-     * the path later, by qsi_cix_update(job), before anything asks the
-     * tree; this repair would only be done twice, since the entries the
-     * read is about to create change the job's counters again (issue 16:
-     * the insertion's repair was 1.2..1.6% of the instructions of the
-     * many-transports and blockers shapes).  Meanwhile the tree holds
-     * every job but this one exactly: the leaf keeps its empty minima
-     * (CIX_NONE, set above), a leaf's parent is exact with such a child,
-     * and a rotation hands the job its parent's minima, which lack only
-     * the job's own counters, and re-pulls the parent from exact
-     * children.  The later pull of the job itself then adds what is
-     * missing, and its climb stops, as always, at the first node that
-     * does not change: the nodes above that one were computed from its
-     * unchanged minima.  (Had the leaf been pulled here, a later pull
-     * that found its counters as they were would stop at once and leave
-     * its ancestors without it; a read always gives a linked job a new
-     * entry, but the empty minima do not need that argument.) */
+    /* repair = 0 (job_link, for qsi_message_read): qsi_cix_update(job)
+     * repairs the path later, before anything asks the tree, after the
+     * read's new entries (repairing here too was 1.2..1.6% of the
+     * many-transports and blockers shapes, issue 16).  Meanwhile the tree
+     * is exact for every job but this one, whose own part and minima are
+     * empty (CIX_NONE, above): a rotation hands it its parent's minima,
+     * which lack only its own part, and re-pulls the parent from exact
+     * children.  The later pull adds the missing part and climbs, as
+     * always, to the first node that does not change. */
     if (repair) {
+        cix_own(job);
         cix_pull(job);
         cix_pull_path(job->cix_up);
     }
@@ -331,8 +331,10 @@ void qsi_cix_remove(qs_transport *t, qs_job *job)
  * crosscheck builds would report the first kind at once. */
 void qsi_cix_update(qs_job *job)
 {
-    if (job->cix_in)
+    if (job->cix_in) {
+        cix_own(job);
         cix_pull_path(job);
+    }
     /* blocker_index.c's stop flag reads the same counters */
     if (job->bix_listed)
         qsi_bix_flag_update(job);
@@ -363,9 +365,11 @@ void qsi_cix_selected(qs_job *job)
         qsi_bix_flag_update(job);
     needed = QS_MAX_ENTRIES(job) - job->selected_entries;
     if (needed <= 0) {
+        cix_own(job);
         cix_pull_path(job);
         return;
     }
+    job->cix_own_needed = needed;
     for (x = job; x && x->cix_min_needed > needed; x = x->cix_up)
         x->cix_min_needed = needed;
 }
@@ -423,7 +427,7 @@ static void cix_build(qs_transport *t)
     qsi_bix_resize(t);
 }
 
-/* Roots forgotten, cix_in cleared (removals: no-ops); the rent restarts */
+/* Roots forgotten, cix_in cleared (removals: no-ops); rent restarts */
 static void cix_drop(qs_transport *t)
 {
     qs_job *j;
@@ -468,11 +472,10 @@ void qsi_cix_resize(qs_transport *t)
  * unread one) is a comparison of list positions (TREE_AFTER). */
 
 /* The last job in list order with no stack parent and an enqueue time <=
- * queued_time, or NULL: where job_link's walk from the tail stops.
- * cix_min_free of a subtree is the earliest enqueue time among its
- * parentless jobs, so "cix_min_free <= queued_time" says the subtree holds
- * such a job.  Preferring the right subtree, then the node, then the left
- * finds the last one in list order, as the walk from the tail does. */
+ * queued_time, or NULL: where job_link's walk from the tail stops.  A
+ * subtree's cix_min_free is its parentless jobs' earliest enqueue time:
+ * "<= queued_time" says it holds such a job.  The right subtree first,
+ * then the node, then the left: the last one, as the walk finds it. */
 qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
 {
     qs_job *x = t->cix_root;
@@ -490,8 +493,7 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
 }
 
 /* Whether a comes after b in the tree's in-order sequence (its list);
- * left/right/up are the tree's link fields. */
-/* How, without subtree sizes: climb from the deeper of the two until both
+ * left/right/up are the tree's link fields.  Without subtree sizes: climb from the deeper of the two until both
  * are at the same depth, then climb both until they meet at their lowest
  * common ancestor L, remembering through which child each arrived.  If b
  * is L, a lies in one of b's subtrees and comes after b exactly when that
@@ -529,9 +531,8 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
             (out) = cx_ == x_->right;       /* b is L, or a right of L */    \
     } while (0)
 
-/* a comes after b on the scheduler's list (both on it, indexes on). */
-/* Used where the walk's answer depends on whether it passed the current
- * job: comparing positions answers that in O(log n) instead of a scan. */
+/* a comes after b on the scheduler's list (both on it, indexes on):
+ * whether the walk passed the current job, in O(log n), not a scan. */
 int qsi_cix_after(const qs_job *a, const qs_job *b)
 {
     int after;
@@ -571,8 +572,7 @@ static void tix_rotate_up(qs_transport *t, qs_job *x)
 }
 
 /* After its tprev, as jobs.c just linked it (cix_prio is set: the job is
- * in the scheduler list's tree already). */
-/* As qsi_cix_insert, positioned from the list neighbour tprev; with no
+ * in the scheduler list's tree already); as qsi_cix_insert, but with no
  * aggregate to repair, linking and the rotations are all there is. */
 void qsi_tix_insert(qs_transport *t, qs_job *job)
 {
@@ -601,7 +601,7 @@ void qsi_tix_insert(qs_transport *t, qs_job *job)
         tix_rotate_up(t, job);
 }
 
-/* As qsi_cix_remove; cix_in tells whether the job is indexed at all. */
+/* As qsi_cix_remove (cix_in: whether the job is indexed at all). */
 void qsi_tix_remove(qs_transport *t, qs_job *job)
 {
     qs_job *p;
@@ -640,7 +640,7 @@ qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time)
     return found;
 }
 
-/* a comes after b on the by-time list (both on it, indexes on). */
+/* a comes after b on the by-time list (both on it, indexes on) */
 int qsi_tix_after(const qs_job *a, const qs_job *b)
 {
     int after;

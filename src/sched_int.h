@@ -243,6 +243,10 @@ struct qs_job {
     int64_t cix_min_needed, cix_min_queued, cix_min_total;
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
+    int64_t cix_own_needed, cix_own_queued, cix_own_total, cix_own_free;
+                              /* this job's own part of the four minima,
+                                 as its counters were at its last update
+                                 (job_index.c cix_own) */
     int cix_in;               /* in the tree (= on the job list) */
     int bix_stop;             /* qsi_job_walk_stop: no entries, or unread
                                  recipients with room to read them - the

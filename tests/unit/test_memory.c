@@ -662,6 +662,24 @@ static void test_checker_catches(void)
     BREAK("a slot from nothing", t->rcpt_unused, 1);
     /* S-INV-5 (and the message limit = minimum + job slots) */
     BREAK("a job slot from nothing", js->rcpt_limit, 1);
+    /* S-INV-3: a pending entry's own job pointer (qs_entry.job, kept
+     * beside its peer's) names another job than its peer's */
+    {
+        qs_queue *q;
+        qs_entry *e = NULL;
+        for (q = t->qhead; q && !e; q = q->next)
+            e = q->todo_head;
+        CHECK("S-INV checker: a pending entry to break", e != NULL);
+        if (e) {
+            qs_job *own = e->job;
+            e->job = own == jb ? js : jb;
+            CHECK("S-INV checker catches an entry of another job",
+                  qs_check_invariants(s, err, sizeof err) < 0 &&
+                      strstr(err, "entry of another peer") != NULL);
+            printf("#   %s\n", err);
+            e->job = own;
+        }
+    }
     /* S-INV-5: the pool lending more than the extra pool */
     save = t->rcpt_unused;
     i = qsi_job_spare(jb);

@@ -369,7 +369,7 @@ void qsi_cix_selected(qs_job *job)
         cix_pull_path(job);
         return;
     }
-    job->cix_own_needed = needed;
+    job->cix_own_needed = needed; /* its only own part a selection moves */
     for (x = job; x && x->cix_min_needed > needed; x = x->cix_up)
         x->cix_min_needed = needed;
 }
@@ -493,14 +493,14 @@ qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time)
 }
 
 /* Whether a comes after b in the tree's in-order sequence (its list);
- * left/right/up are the tree's link fields.  Without subtree sizes: climb from the deeper of the two until both
- * are at the same depth, then climb both until they meet at their lowest
- * common ancestor L, remembering through which child each arrived.  If b
- * is L, a lies in one of b's subtrees and comes after b exactly when that
- * is the right one; if a is L, likewise with the roles swapped; otherwise
- * a comes after b exactly when a arrived from L's right child (b from its
- * left).  O(depth), as a rank would be, and no aggregate to keep.  A macro
- * because the two trees use different link fields on the same struct. */
+ * left/right/up are the tree's link fields.  Without subtree sizes: climb
+ * from the deeper of the two to the same depth, then both until they meet
+ * at their lowest common ancestor L, remembering through which child each
+ * arrived.  If b is L, a lies in one of b's subtrees and comes after b
+ * exactly when that is the right one; if a is L, likewise with the roles
+ * swapped; otherwise a comes after b exactly when a arrived from L's
+ * right child (b from its left).  O(depth), as a rank would be, and no
+ * aggregate to keep.  A macro: the two trees use different link fields. */
 #define TREE_AFTER(a, b, left, right, up, out)                               \
     do {                                                                     \
         const qs_job *x_ = (a), *y_ = (b), *n_, *cx_ = NULL, *cy_ = NULL;    \

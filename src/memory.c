@@ -161,8 +161,8 @@ void qsi_job_move_limits(qs_sched *s, qs_job *job)
      * msg_bound), so with either spare at 0 or below no slot moves; and
      * the first-unread pointer moves only past this job.  (issue 16:
      * about half of the calls, from the sister jobs' returns of every
-     * `done`, S-MEM-5.  The test is a function of its own, so that its
-     * callers do not pay for the frame of the move.) */
+     * `done`, S-MEM-5.  The move is a function of its own, so that the
+     * calls that end here do not pay for its frame.) */
     if (job != job->transport->job_next_unread &&
         (job->rcpt_limit <= job->rcpt_count || m->rcpt_limit <= m->rcpt_count))
         return;
@@ -242,7 +242,7 @@ void qsi_message_return_slots(qs_sched *s, qs_message *m, qs_job *job)
      * pass every sister by: it is not taken (qsi_job_spare). */
     if (m->jobs_spare > qsi_job_spare(job)) {
         for (sponsor = m->jobs; sponsor; sponsor = sponsor->mnext) {
-            if (sponsor == job || sponsor->rcpt_count >= sponsor->rcpt_limit)
+            if (sponsor == job || !qsi_job_spare(sponsor))
                 continue;
             if (sponsor->stack_level < 0 || !QS_UNREAD(m))
                 qsi_job_move_limits(s, sponsor);

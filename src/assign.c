@@ -158,23 +158,110 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
     a->entry = entry;
 }
 
+/* 1: every batch resolved in the resolve order, as before settled batches
+ * were told apart (tests/sh/settled-batches.sh builds the reference so) */
+#ifndef QSI_RESOLVE_ALWAYS
+#define QSI_RESOLVE_ALWAYS 0
+#endif
+
+/* The live queue of t named name (len bytes, 8 more readable: a group's
+ * next-hop or an address built by qsi_rcpt_address), or NULL if there is
+ * none or it is parked (only qsi_queue_obtain brings a parked one back,
+ * starting it over): a look-up that changes nothing. */
+static qs_queue *live_queue(qs_transport *t, const char *name, size_t len)
+{
+    qs_queue *q = qs_map_get_hashed(&t->queues, qs_map_hash_len(name, len),
+                                    name, 0);
+    return q && !q->parked ? q : NULL;
+}
+
 /* Pass 3, postfix profile (S-PFX-11): put the batch in Postfix's
  * resolving order (batch_order.c), resolve it in that order - create
  * transports (S-PFX-13: each new one enters the round robin where it
  * resumes) and destinations, and defer the recipients of dead
  * destinations (S-CON-9), in runs in that order - then sort it into the
- * batch order (batch_order.c).  Returns the number of runs. */
+ * batch order (batch_order.c).  Returns the number of runs.
+ *
+ * Settled batches skip the resolve order (issue 16: a third of the
+ * many-transports shape's arrival cost).  What the resolve order decides
+ * is only the order of the resolution's side effects: which transport
+ * and destination are created first, which dead destination's `defer`
+ * line comes first.  When every run's transport and destination already
+ * exists and lives (looked up first, in written order, with no side
+ * effect: live_queue), there are none, and the batch order alone decides
+ * the assignment.  That order is by transport, then destination key, and
+ * a key names one queue of its transport: the batch is blocks of
+ * consecutive runs bound for one queue, in the same block order whatever
+ * the order inside each block, and a block's runs fill the same entries
+ * in any order (assign_run continues the previous entry; recipients are
+ * counted, not named).  So sorting the written order gives the same
+ * entries as sorting the resolve order, and the runs that share a domain
+ * need not be split.  A batch that is not settled is resolved as before;
+ * the queues found stay with its runs (split runs copy them), nothing
+ * being freed while resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)
 {
     struct qs_batch_rcpt *v = s->batch;
-    size_t i, out = qsi_batch_resolve_order(s, m, n);
+    int settled;
+    qs_queue **own = s->batch_own; /* by ordinal - base: limit1 queues */
+    int64_t base = v[0].ordinal, own_end = 0, k = 0;
+    size_t i = 0, out;
+    /* The look-ups, in written order, until one fails: every run's
+     * transport (pass 2 found it, if it exists) and queue (b->queue), the
+     * queue of each recipient of a run whose destination is the
+     * recipient (own, valid below own_end).  One run of one destination
+     * (a refill, a small message) has no order to skip: resolved at
+     * once, with one look-up. */
+    if ((n > 1 || v[0].limit1) && !QSI_RESOLVE_ALWAYS) {
+        for (; i < n; i++) {
+            struct qs_batch_rcpt *b = &v[i];
+            const qs_mgroup *g = &m->groups[b->group];
+            qs_queue *q;
+            char dest[QSI_ADDRESS_MAX];
+            if (!g->t)
+                break;
+            if (!b->limit1) {
+                b->queue = q = live_queue(g->t, g->nexthop, g->nexthop_len);
+                if (!q || q->dead)
+                    break;
+                continue;
+            }
+            for (k = 0; k < b->count; k++) {
+                own_end = b->ordinal + k - base + 1;
+                own[own_end - 1] = q = live_queue(
+                    g->t, dest,
+                    qsi_rcpt_address(g, b->index + k, b->ordinal + k, dest));
+                if (!q || q->dead)
+                    break;
+            }
+            if (k < b->count)
+                break;
+        }
+    }
+    settled = i == n;
+    if (settled) {
+        out = qsi_batch_split_own(s, n);
+        for (i = 0; i < out; i++)
+            if (v[i].limit1)
+                v[i].queue = own[v[i].ordinal - base];
+        qsi_batch_order_written(s, m, out);
+        return out;
+    }
+    /* not settled: the resolve order and the resolution as ever, with the
+     * queues found (runs copy theirs into their pieces) */
+    out = qsi_batch_resolve_order(s, m, n);
     for (i = 0; i < out; i++) {
         struct qs_batch_rcpt *b = &v[i];
         qs_mgroup *g = &m->groups[b->group];
         qs_queue *q;
         b->transport = group_transport(s, m, g);
-        if (b->limit1) {
+        if (b->limit1 && b->ordinal - base < own_end &&
+            own[b->ordinal - base])
+            q = own[b->ordinal - base]; /* found above (nothing freed) */
+        else if (b->queue)
+            q = b->queue; /* found above */
+        else if (b->limit1) {
             q = rcpt_queue(s, g->t, g, b->index, b->ordinal);
         } else if (i > 0 && v[i - 1].group == b->group) {
             /* the previous run's group: same transport, same next-hop,
@@ -265,10 +352,12 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         free(s->batch);
         free(s->batch_keys);
         free(s->batch_counts);
+        free(s->batch_own);
         s->batch_cap = nruns;
         s->batch = qsi_calloc(s->batch_cap, sizeof *s->batch);
         s->batch_keys = qsi_calloc(2 * s->batch_cap, sizeof *s->batch_keys);
         s->batch_counts = qsi_calloc(s->batch_cap, sizeof *s->batch_counts);
+        s->batch_own = qsi_calloc(s->batch_cap, sizeof *s->batch_own);
     }
     /* Pass 2: move the cursor over the next n recipients, group by group
      * ("continuing where the last recipient batch ended"), noting for each
@@ -283,12 +372,16 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         b->index = m->cur_offset + 1;
         b->ordinal = ordinal;
         b->count = c;
-        b->transport = g->t;
+        b->queue = NULL;
         if (g->t)
             b->limit1 = g->t->dest_rcpt_limit == 1;
         else if (nruns > 1 && strcmp(m->groups[b[-1].group].transport,
-                                     g->transport) == 0)
-            b->limit1 = b[-1].limit1; /* same name, same parameter */
+                                     g->transport) == 0) {
+            /* same name, same parameter, and the same transport if it
+             * exists (NULL if not) */
+            g->t = m->groups[b[-1].group].t;
+            b->limit1 = b[-1].limit1;
+        }
         else if ((g->t = qsi_transport_find(s, g->transport)) != NULL)
             /* an existing transport is the object the resolve would find
              * (transports live as long as the scheduler; finding one
@@ -298,6 +391,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         else
             b->limit1 = qs_param_int(s->params, g->transport,
                                      QP_DEST_RCPT_LIMIT) == 1;
+        b->transport = g->t; /* (NULL: postfix profile, a new one) */
         b->deferred = 0;
         ordinal += c;
         left -= c;

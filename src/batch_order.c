@@ -508,6 +508,44 @@ static void batch_keys(qs_sched *s, const qs_message *m,
     }
 }
 
+/* Splits the runs of v[0..n) whose destination is the recipient (limit1)
+ * and, for the resolve order (resolve = 1, m its message), those marked
+ * `deferred` (sharing their domain: the mark is cleared, the keys set)
+ * into a run per recipient, from the end so that v grows in place (run i
+ * goes to [start(i), start(i) + pieces(i))).  Returns the run count. */
+static inline size_t split_runs(const qs_message *m, struct qs_batch_rcpt *v,
+                                size_t n, int resolve)
+{
+    size_t i, j, out;
+    int64_t k;
+    for (i = 0, out = 0; i < n; i++)
+        out += v[i].limit1 || (resolve && v[i].deferred) ? (size_t)v[i].count
+                                                         : 1;
+    for (i = n, j = out; i-- > 0;) {
+        struct qs_batch_rcpt x = v[i];
+        if (x.limit1 || (resolve && x.deferred)) {
+            for (k = x.count; k-- > 0;) {
+                struct qs_batch_rcpt *b = &v[--j];
+                *b = x;
+                b->index = x.index + k;
+                b->ordinal = x.ordinal + k;
+                b->count = 1;
+                if (resolve) {
+                    b->deferred = 0;
+                    resolve_keys(m, b, 1);
+                }
+            }
+        } else {
+            v[--j] = x;
+            if (resolve) {
+                v[j].deferred = 0;
+                resolve_keys(m, &v[j], 0);
+            }
+        }
+    }
+    return out;
+}
+
 /* S-PFX-11, the resolve order (see batch_order.h).  The n runs of pass 2
  * of qsi_message_read (one per group slice) are first split where the
  * recipients must be told apart: a run whose destination is the
@@ -526,7 +564,6 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
     struct qs_batch_rcpt *v = s->batch;
     struct qs_batch_key *kd = s->batch_keys;
     size_t i, j, t, d, out;
-    int64_t k;
     /* one run of one destination (a refill of a bulk message, a small
      * message): nothing to order */
     if (n == 1 && !v[0].limit1) {
@@ -575,31 +612,30 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
             v[kd[t].run].deferred = split; /* "split", for the moment */
         }
     }
-    /* split, from the end so that v can grow in place: run i goes to
-     * [start(i), start(i) + pieces(i)) */
-    for (i = 0, out = 0; i < n; i++)
-        out += v[i].limit1 || v[i].deferred ? (size_t)v[i].count : 1;
-    for (i = n, j = out; i-- > 0;) {
-        struct qs_batch_rcpt x = v[i];
-        if (x.limit1 || x.deferred) {
-            for (k = x.count; k-- > 0;) {
-                struct qs_batch_rcpt *b = &v[--j];
-                *b = x;
-                b->index = x.index + k;
-                b->ordinal = x.ordinal + k;
-                b->count = 1;
-                b->deferred = 0;
-                resolve_keys(m, b, 1);
-            }
-        } else {
-            v[--j] = x;
-            v[j].deferred = 0;
-            resolve_keys(m, &v[j], 0);
-        }
-    }
+    out = split_runs(m, v, n, 1);
     /* the resolve order */
     batch_sort(s, m, ORDER_RESOLVE, v, out);
     return out;
+}
+
+/* The runs whose destination is the recipient split into a run per
+ * recipient, in written order, for assign.c's settled batches (their
+ * keys are left to the order that follows). */
+size_t qsi_batch_split_own(qs_sched *s, size_t n)
+{
+    return split_runs(NULL, s->batch, n, 0);
+}
+
+/* The batch order from the written order, for a settled batch (assign.c:
+ * every transport and destination exists and lives): the address keys of
+ * its runs split by qsi_batch_split_own, then qsi_batch_order. */
+void qsi_batch_order_written(qs_sched *s, const qs_message *m, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s->batch[i].limit1)
+            resolve_keys(m, &s->batch[i], 1);
+    qsi_batch_order(s, m, n);
 }
 
 /* S-PFX-11, the batch order (see batch_order.h): stable from the resolve

@@ -77,6 +77,13 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * deferred = 0 (the resolution, assign.c, sets it). */
 size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n);
 
+/* The runs with a destination recipient limit of 1 split into a run per
+ * recipient, in written order; returns the number of runs. */
+size_t qsi_batch_split_own(qs_sched *s, size_t n);
+/* S-PFX-11, the batch order from the written order, when resolving in
+ * the resolve order would change nothing (assign.c): the n runs of
+ * s->batch, split by qsi_batch_split_own, transports and queues set. */
+void qsi_batch_order_written(qs_sched *s, const qs_message *m, size_t n);
 /* S-PFX-11, the batch order: the n resolved runs of s->batch (transport
  * set) sorted by transport name, then destination (stable from the
  * resolve order). */

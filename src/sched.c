@@ -439,6 +439,7 @@ void qs_sched_free(qs_sched *s)
     free(s->batch);
     free(s->batch_keys);
     free(s->batch_counts);
+    free(s->batch_own);
     free(s);
 }
 

@@ -504,6 +504,10 @@ struct qs_sched {
                                  2 * batch_cap of them */
     size_t *batch_counts;     /* batch_cap counters: the sorts' buckets
                                  by rank (batch_order.c) */
+    qs_queue **batch_own;     /* batch_cap queues: of each recipient whose
+                                 destination is the recipient, by its
+                                 ordinal in the batch, as looked up before
+                                 resolving (assign.c) */
     qs_pool entry_pool, peer_pool, job_pool;
     /* destination queues with a name shorter than QSI_QUEUE_NAME_POOLED
      * bytes (concurrency.c): an idle destination that comes back (S-CON-13)

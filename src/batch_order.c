@@ -510,9 +510,8 @@ static void batch_keys(qs_sched *s, const qs_message *m,
 
 /* Splits the runs of v[0..n) whose destination is the recipient (limit1)
  * and, for the resolve order (resolve = 1, m its message), those marked
- * `deferred` (sharing their domain: the mark is cleared, the keys set)
- * into a run per recipient, from the end so that v grows in place (run i
- * goes to [start(i), start(i) + pieces(i))).  Returns the run count. */
+ * `deferred` (sharing a domain: mark cleared, keys set) into a run per
+ * recipient, from the end (v grows in place); returns the run count. */
 static inline size_t split_runs(const qs_message *m, struct qs_batch_rcpt *v,
                                 size_t n, int resolve)
 {
@@ -627,14 +626,16 @@ size_t qsi_batch_split_own(qs_sched *s, size_t n)
 }
 
 /* The batch order from the written order, for a settled batch (assign.c:
- * every transport and destination exists and lives): the address keys of
- * its runs split by qsi_batch_split_own, then qsi_batch_order. */
+ * every transport and destination exists and lives): its split runs'
+ * address keys read from their queues' names (the addresses, zero-padded:
+ * concurrency.c), then qsi_batch_order. */
 void qsi_batch_order_written(qs_sched *s, const qs_message *m, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
         if (s->batch[i].limit1)
-            resolve_keys(m, &s->batch[i], 1);
+            s->batch[i].prefix = key_prefix(s->batch[i].queue->name, 0,
+                                            &s->batch[i].key_short);
     qsi_batch_order(s, m, n);
 }
 

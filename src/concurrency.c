@@ -143,7 +143,10 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
     } else {
         /* zeroed either way; a short name (the usual case) in a recycled
          * queue of the scheduler's pool, which an evicted parked queue
-         * gave back (no calloc and free each time) */
+         * gave back (no calloc and free each time).  A name is followed
+         * by NUL bytes up to 8 or more (QSI_QUEUE_NAME_POOLED >= 8, or a
+         * name of 48 bytes or more): batch_order.c reads its first 8. */
+        _Static_assert(QSI_QUEUE_NAME_POOLED >= 8, "a name's first 8 bytes");
         if (len + 1 <= QSI_QUEUE_NAME_POOLED) /* with its NUL */
             q = qsi_pool_get(&s->queue_pool);
         else

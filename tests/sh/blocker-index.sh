@@ -47,19 +47,10 @@
 # and a rebuild of the list index that leaves its by-time tree stale, on
 # the rental build.
 # Prints ok/FAIL lines.
-set -u
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-ok() { echo "ok $1"; }
-no() { echo "FAIL $1: $2"; }
-Q=${QSCHED:-build/qsched}
+. tests/lib/streams.sh
 
 stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE_PART=1 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
 plain_flags="-DQSI_BIX_MARKS=4000000000000"
-build() { # DIR FLAGS [SRCDIR]
-    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
-        { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
-}
 rental_flags=$(echo "$stress_flags" | sed 's/-DCIX_IDLE_PART=1/-DCIX_IDLE_PART=1000000000/')
 build "$t/plain" "$plain_flags"
 build "$t/stress" "$stress_flags"
@@ -81,24 +72,15 @@ same() {
     fi
 }
 
-# MIX SEED SIZE: postfix-profile streams (the large ones first: the
-# mutant below is caught on them)
-n=0
-for run in "large 1 10000" "large 3 10000" "queue 1 6000" "queue 2 6000" \
-    "heavy 1 6000" "heavy 2 6000" "blockers 1 6000" "local 1 6000" \
-    "transports 1 6000" "bulk 1 6000" "mixed 1 6000"; do
-    # shellcheck disable=SC2086
-    set -- $run
-    f="$t/$n-$1-$2.events"
-    case $1 in queue|heavy|large) backlog="--backlog 400" ;; *) backlog= ;; esac
-    # shellcheck disable=SC2086
-    if ! "$Q" gen --seed "$2" --mix "$1" --profile postfix $backlog \
-        --size "$3" >"$f" 2>"$t/gen.err" || [ ! -s "$f" ]; then
-        no "postfix-$1-$2" "gen failed: $(head -1 "$t/gen.err")"
-        continue
-    fi
-    same "postfix-$1-$2-$3" "$f"
-    n=$((n + 1))
+# postfix-profile streams (the large ones first: the mutant below is
+# caught on them)
+gen_streams 400 "large 1 10000" "large 3 10000" "queue 1 6000" \
+    "queue 2 6000" "heavy 1 6000" "heavy 2 6000" "blockers 1 6000" \
+    "local 1 6000" "transports 1 6000" "bulk 1 6000" "mixed 1 6000"
+n=$gen_count
+for f in "$t"/*-*.events; do
+    base=$(basename "$f" .events)
+    same "postfix-${base#*-}" "$f"
 done
 "$Q" gen --seed 1 --mix heavy --profile document --size 6000 >"$t/doc.events"
 same document-heavy-1 "$t/doc.events"
@@ -158,13 +140,7 @@ fi
 # times a run) on one of the generated streams
 stream_mutant() {
     d="$t/mut-$1"
-    mkdir -p "$d"
-    cp -R Makefile src "$d/"
-    sed -i "$3" "$d/src/$2"
-    if cmp -s "src/$2" "$d/src/$2"; then
-        no "mutant-$1-applies" "the mutation did not change src/$2"
-        return
-    fi
+    mutant_tree "$1" "$d" "$2" "$3" || return
     build "$d/build" "$4" "$d"
     for f in "$t"/*-*.events; do
         "$t/plain/qsched" --stats "$f" >"$t/p.out" 2>&1
@@ -185,12 +161,8 @@ stream_mutant fresh-job blocker_region.c \
 # the second mutant: a blocker that gets entries loses its tag, and the
 # marks its destinations had through it are not written down
 # (qsi_bix_job_untag does nothing); built as the always build
-mkdir -p "$t/mut2"
-cp -R Makefile src "$t/mut2/"
-sed -i 's/^            p->queue->blocker_tag = job->transport->blocker_tag;$/            (void)p;/' "$t/mut2/src/blocker_index.c"
-if cmp -s src/blocker_index.c "$t/mut2/src/blocker_index.c"; then
-    no mutant-untag-applies "the mutation did not change src/blocker_index.c"
-else
+if mutant_tree untag "$t/mut2" blocker_index.c \
+    's/^            p->queue->blocker_tag = job->transport->blocker_tag;$/            (void)p;/'; then
     build "$t/mut2/build" "$(echo "$always_flags" | sed 's/-DQSCHED_CROSSCHECK //')" "$t/mut2"
     "$t/mut2/build/qsched" --stats "$untag" >"$t/m.out" 2>&1
     echo "exit $?" >>"$t/m.out"

@@ -25,38 +25,17 @@
 # resolving, S-CON-9).
 # Prints ok/FAIL lines.
 # run.sh: slow
-set -u
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-ok() { echo "ok $1"; }
-no() { echo "FAIL $1: $2"; }
-Q=${QSCHED:-build/qsched}
+. tests/lib/streams.sh
 
-build() { # DIR FLAGS [SRCDIR]
-    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
-        { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
-}
 build "$t/ref" "-DQSI_RESOLVE_ALWAYS=1"
 build "$t/dflt" ""
 
 # the streams: postfix profile, every mix that resolves batches
-n=0
-for run in "transports 1 8000" "transports 2 8000" "blockers 1 8000" \
+gen_streams 300 "transports 1 8000" "transports 2 8000" "blockers 1 8000" \
     "queue 1 8000" "mixed 1 8000" "mixed 2 8000" "sort 1 3000" \
     "local 1 8000" "bulk 1 8000" "large 1 8000" "heavy 1 8000" \
-    "overrides 1 8000" "preempt 1 8000" "dead 1 8000"; do
-    # shellcheck disable=SC2086
-    set -- $run
-    f="$t/$n-$1-$2.events"
-    case $1 in queue|heavy|large) backlog="--backlog 300" ;; *) backlog= ;; esac
-    # shellcheck disable=SC2086
-    if ! "$Q" gen --seed "$2" --mix "$1" --profile postfix $backlog \
-        --size "$3" >"$f" 2>"$t/gen.err" || [ ! -s "$f" ]; then
-        no "stream-$1-$2" "gen failed: $(head -1 "$t/gen.err")"
-        continue
-    fi
-    n=$((n + 1))
-done
+    "overrides 1 8000" "preempt 1 8000" "dead 1 8000"
+n=$gen_count
 [ "$n" -ge 14 ] || no streams "only $n streams generated"
 
 # run BIN FILE ARGS...: trace, stats and exit status in one file
@@ -94,13 +73,7 @@ else ok "scenes ($scenes)"; fi
 # from the reference on one of the generated streams
 mutant() {
     d="$t/mut-$1"
-    mkdir -p "$d"
-    cp -R Makefile src "$d/"
-    sed -i "$3" "$d/src/$2"
-    if cmp -s "src/$2" "$d/src/$2"; then
-        no "mutant-$1-applies" "the mutation did not change src/$2"
-        return
-    fi
+    mutant_tree "$1" "$d" "$2" "$3" || return
     build "$d/build" "" "$d"
     for f in "$t"/*-*.events; do
         run "$t/ref/qsched" "$f" >"$t/r.out"

@@ -1,0 +1,58 @@
+# shellcheck shell=sh
+# tests/lib/streams.sh - shell helpers of the differential tests that
+# compare builds of qsched on generated streams (tests/sh/blocker-index.sh,
+# tests/sh/settled-batches.sh).  Sourced, not run: tests/run.sh runs only
+# tests/sh/*.sh.  Sourcing it starts the test: set -u, a scratch
+# directory $t removed on exit, ok NAME and no NAME REASON (its ok and
+# FAIL lines), and $Q, the qsched that generates the streams.
+set -u
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "ok $1"; }
+no() { echo "FAIL $1: $2"; }
+Q=${QSCHED:-build/qsched}
+
+# build DIR FLAGS [SRCDIR]: qsched built into DIR with CFLAGS=FLAGS from
+# the tree SRCDIR (default: here); a failed build fails the test.
+build() {
+    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
+        { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
+}
+
+# gen_streams BACKLOG "MIX SEED SIZE"...: postfix-profile streams of
+# `qsched gen`, $t/N-MIX-SEED.events with N counting from 0 (the queue,
+# heavy and large mixes with --backlog BACKLOG); a stream that gen fails
+# to write is a FAIL line and left out.  gen_count: how many were written.
+gen_streams() {
+    gen_backlog=$1
+    shift
+    gen_count=0
+    for gen_run in "$@"; do
+        # shellcheck disable=SC2086
+        set -- $gen_run
+        case $1 in queue|heavy|large) b="--backlog $gen_backlog" ;; *) b= ;; esac
+        f="$t/$gen_count-$1-$2.events"
+        # shellcheck disable=SC2086
+        if ! "$Q" gen --seed "$2" --mix "$1" --profile postfix $b \
+            --size "$3" >"$f" 2>"$t/gen.err" || [ ! -s "$f" ]; then
+            no "postfix-$1-$2" "gen failed: $(head -1 "$t/gen.err")"
+            rm -f "$f"
+            continue
+        fi
+        gen_count=$((gen_count + 1))
+    done
+}
+
+# mutant_tree NAME DIR FILE SED: a copy of the sources in DIR with
+# src/FILE changed by the sed script; fails (the FAIL line
+# mutant-NAME-applies, status 1) if the script changed nothing, so that a
+# mutant that no longer applies is never taken for one that was caught.
+mutant_tree() {
+    mkdir -p "$2"
+    cp -R Makefile src "$2/"
+    sed -i "$4" "$2/src/$3"
+    if cmp -s "src/$3" "$2/src/$3"; then
+        no "mutant-$1-applies" "the mutation did not change src/$3"
+        return 1
+    fi
+}

@@ -182,22 +182,21 @@ static qs_queue *live_queue(qs_transport *t, const char *name, size_t len)
  * destinations (S-CON-9), in runs in that order - then sort it into the
  * batch order (batch_order.c).  Returns the number of runs.
  *
- * Settled batches skip the resolve order (issue 16: a third of the
- * many-transports shape's arrival cost).  What the resolve order decides
- * is only the order of the resolution's side effects: which transport
- * and destination are created first, which dead destination's `defer`
- * line comes first.  When every run's transport and destination already
- * exists and lives (looked up first, in written order, with no side
- * effect: live_queue), there are none, and the batch order alone decides
- * the assignment.  That order is by transport, then destination key, and
- * a key names one queue of its transport: the batch is blocks of
- * consecutive runs bound for one queue, in the same block order whatever
- * the order inside each block, and a block's runs fill the same entries
- * in any order (assign_run continues the previous entry; recipients are
- * counted, not named).  So sorting the written order gives the same
- * entries as sorting the resolve order, and the runs that share a domain
- * need not be split.  A batch that is not settled is resolved as before;
- * the queues found stay with its runs (split runs copy them), nothing
+ * Settled batches skip the resolve order (issue 16: the two sorts were a third
+ * of the many-transports shape's arrival).  What the resolve order decides is
+ * only the order of the resolution's side effects: which transport and
+ * destination are created first, which dead destination's `defer` line comes
+ * first.  When every run's transport and destination already exists and lives
+ * (looked up first, in written order, with no side effect: live_queue), there
+ * are none, and the batch order alone decides the assignment.  That order is
+ * by transport, then destination key, and a key names one queue of its
+ * transport: the batch is blocks of consecutive runs bound for one queue, in
+ * the same block order whatever the order inside each block, and a block's
+ * runs fill the same entries in any order (assign_run continues the previous
+ * entry; recipients are counted, not named).  So sorting the written order
+ * gives the same entries as sorting the resolve order, and the runs that share
+ * a domain need not be split.  A batch that is not settled is resolved as
+ * before; the queues found stay with its runs (split runs copy them), nothing
  * being freed while resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)

@@ -164,17 +164,6 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
 #define QSI_RESOLVE_ALWAYS 0
 #endif
 
-/* The live queue of t named name (len bytes, 8 more readable: a group's
- * next-hop or an address built by qsi_rcpt_address), or NULL if there is
- * none or it is parked (only qsi_queue_obtain brings a parked one back,
- * starting it over): a look-up that changes nothing. */
-static qs_queue *live_queue(qs_transport *t, const char *name, size_t len)
-{
-    qs_queue *q = qs_map_get_hashed(&t->queues, qs_map_hash_len(name, len),
-                                    name, 0);
-    return q && !q->parked ? q : NULL;
-}
-
 /* Pass 3, postfix profile (S-PFX-11): put the batch in Postfix's
  * resolving order (batch_order.c), resolve it in that order - create
  * transports (S-PFX-13: each new one enters the round robin where it
@@ -182,29 +171,28 @@ static qs_queue *live_queue(qs_transport *t, const char *name, size_t len)
  * destinations (S-CON-9), in runs in that order - then sort it into the
  * batch order (batch_order.c).  Returns the number of runs.
  *
- * Settled batches skip the resolve order (issue 16: the two sorts were a third
- * of the many-transports shape's arrival).  What the resolve order decides is
- * only the order of the resolution's side effects: which transport and
- * destination are created first, which dead destination's `defer` line comes
- * first.  When every run's transport and destination already exists and lives
- * (looked up first, in written order, with no side effect: live_queue), there
- * are none, and the batch order alone decides the assignment.  That order is
- * by transport, then destination key, and a key names one queue of its
- * transport: the batch is blocks of consecutive runs bound for one queue, in
- * the same block order whatever the order inside each block, and a block's
- * runs fill the same entries in any order (assign_run continues the previous
- * entry; recipients are counted, not named).  So sorting the written order
- * gives the same entries as sorting the resolve order, and the runs that share
- * a domain need not be split.  A batch that is not settled is resolved as
- * before; the queues found stay with its runs (split runs copy them), nothing
- * being freed while resolving. */
+ * Settled batches skip the resolve order (issue 16: the two sorts were a
+ * third of the many-transports shape's arrival).  What the resolve order
+ * decides is only the order of the resolution's side effects: which transport
+ * and destination are created first, which dead destination's `defer` line
+ * comes first.  When every run's transport and destination already exists and
+ * lives (looked up first, in written order, with no side effect:
+ * qsi_queue_live), there are none, and the batch order alone decides the
+ * assignment.  That order is by transport, then destination key, and a key
+ * names one queue of its transport: the batch is blocks of consecutive runs
+ * bound for one queue, in the same block order whatever the order inside each
+ * block, and a block's runs fill the same entries in any order (assign_run
+ * continues the previous entry; recipients are counted, not named).  So
+ * sorting the written order gives the same entries as sorting the resolve
+ * order, and the runs that share a domain need not be split.  A batch that is
+ * not settled is resolved as before; the queues found stay with its runs
+ * (split runs copy them), nothing being freed while resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)
 {
     struct qs_batch_rcpt *v = s->batch;
-    int settled;
     qs_queue **own = s->batch_own; /* by ordinal - base: limit1 queues */
-    int64_t base = v[0].ordinal, own_end = 0, k = 0;
+    int64_t base = v[0].ordinal, own_end = 0;
     size_t i = 0, out;
     /* The look-ups, in written order, until one fails: every run's
      * transport (pass 2 found it, if it exists) and queue (b->queue), the
@@ -218,17 +206,19 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
             const qs_mgroup *g = &m->groups[b->group];
             qs_queue *q;
             char dest[QSI_ADDRESS_MAX];
+            int64_t k;
             if (!g->t)
                 break;
             if (!b->limit1) {
-                b->queue = q = live_queue(g->t, g->nexthop, g->nexthop_len);
+                b->queue = q = qsi_queue_live(g->t, g->nexthop,
+                                              g->nexthop_len);
                 if (!q || q->dead)
                     break;
                 continue;
             }
             for (k = 0; k < b->count; k++) {
                 own_end = b->ordinal + k - base + 1;
-                own[own_end - 1] = q = live_queue(
+                own[own_end - 1] = q = qsi_queue_live(
                     g->t, dest,
                     qsi_rcpt_address(g, b->index + k, b->ordinal + k, dest));
                 if (!q || q->dead)
@@ -238,8 +228,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                 break;
         }
     }
-    settled = i == n;
-    if (settled) {
+    if (i == n) { /* settled */
         out = qsi_batch_split_own(s, n);
         for (i = 0; i < out; i++)
             if (v[i].limit1)
@@ -248,7 +237,8 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         return out;
     }
     /* not settled: the resolve order and the resolution as ever, with the
-     * queues found (runs copy theirs into their pieces) */
+     * queues found (runs copy theirs into their pieces; the look-up that
+     * failed is made again by qsi_queue_obtain, which creates) */
     out = qsi_batch_resolve_order(s, m, n);
     for (i = 0; i < out; i++) {
         struct qs_batch_rcpt *b = &v[i];

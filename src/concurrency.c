@@ -118,6 +118,18 @@
  */
 static void queue_unpark(qs_transport *t, qs_queue *q);
 
+/* The live queue of t named name (as for qsi_queue_obtain), or NULL if
+ * there is none or it is parked (only qsi_queue_obtain brings a parked one
+ * back, starting it over): a look-up that changes nothing, for a batch
+ * that asks first whether its resolution would create anything
+ * (assign.c, S-PFX-11's settled batches). */
+qs_queue *qsi_queue_live(const qs_transport *t, const char *name, size_t len)
+{
+    qs_queue *q = qs_map_get_hashed(&t->queues, qs_map_hash_len(name, len),
+                                    name, 0);
+    return q && !q->parked ? q : NULL;
+}
+
 /* name is len bytes, with 8 readable bytes after its end (a group's
  * next-hop, or an address built by qsi_rcpt_address: qs_map_hash_len). */
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,

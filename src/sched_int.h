@@ -688,6 +688,7 @@ void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 
 /* concurrency.c: destination queues and their windows */
 void qsi_queue_destroy(qs_sched *s, qs_queue *q);
+qs_queue *qsi_queue_live(const qs_transport *t, const char *name, size_t len);
 qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
                            size_t len);
 void qsi_queue_free_if_idle(qs_sched *s, qs_queue *q);

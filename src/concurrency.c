@@ -386,8 +386,22 @@ static void queue_die(qs_sched *s, qs_queue *q)
         qsi_blocker_release(s, t, q);
         released = 1;
     }
-    while (q->todo_head)
-        qsi_entry_defer_todo(s, q->todo_head);
+    /* In todo order.  A deferral reads the entry, its peer, job and
+     * message, scattered in memory: the next entry's are asked for while
+     * this one is deferred (QSI_PREFETCH; all live, nothing is freed
+     * before e's deferral starts).  Issue 16: 13..14% of blockers' and
+     * transports' time was here, mostly waiting for memory. */
+    while (q->todo_head) {
+        qs_entry *e = q->todo_head, *n = e->qnext;
+        if (n) {
+            QSI_PREFETCH(n->peer);
+            QSI_PREFETCH(n->job);
+            QSI_PREFETCH(n->job->message);
+            if (n->qnext)
+                QSI_PREFETCH(n->qnext);
+        }
+        qsi_entry_defer_todo(s, e);
+    }
     if (!released)
         qsi_blocker_update(s, q);
     else

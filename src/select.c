@@ -396,6 +396,16 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             (job = qsi_bix_walk_to_stop(s, t, job)) == NULL)
             break;
         next = job->lnext;
+        /* The next job's first line, its message and its first peer - what
+         * the tests below read of it - are asked for now (QSI_PREFETCH):
+         * on a long list most jobs are passed by (blockers) or marked, a
+         * few reads each, and the walk waited for each job's memory in
+         * turn (issue 16: the transports shape's selections). */
+        if (next) {
+            QSI_PREFETCH(next->lnext);
+            QSI_PREFETCH(next->message);
+            QSI_PREFETCH(next->peer_head);
+        }
         if (QS_IS_BLOCKER(job))
             continue;
         /* S-PRE-11, the common case first: a job whose message is fully

@@ -12,6 +12,9 @@
  * realloc'ing lists are outside what WP can frame, so the proofs are of
  * the code with these calls removed, which is the code that runs when the
  * checker is off.  Everything else is the compiled source, included as is.
+ * (One more hint is nothing here: QSI_PREFETCH, a cache hint that reads
+ * and writes nothing, is empty whenever __FRAMAC__ is defined, by
+ * sched_int.h itself.)
  */
 #ifndef QSCHED_PROOF_HARNESS_H
 #define QSCHED_PROOF_HARNESS_H

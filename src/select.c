@@ -358,6 +358,23 @@ static void (job_count_selection)(qs_job *job)
  * the walk starts (walk_start, the postfix profile), and then the two
  * pointers are one.
  */
+/* The walk passes a job by (a blocker, or one it marks): what the tests
+ * below read of the next one - its first line, its message, its first
+ * peer - and the first line of the one after are asked for now
+ * (QSI_PREFETCH, sched_int.h).  On a long list most jobs are passed by, a
+ * few reads each, and the walk waited for each job's memory in turn
+ * (issue 16: the transports shape's selections).  Only when passing by:
+ * a walk that stops at its first job (most, in the small shapes) would
+ * load the next one for nothing. */
+static inline void walk_ahead(const qs_job *next)
+{
+    if (next) {
+        QSI_PREFETCH(next->lnext);
+        QSI_PREFETCH(next->message);
+        QSI_PREFETCH(next->peer_head);
+    }
+}
+
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
 {
@@ -396,18 +413,10 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
             (job = qsi_bix_walk_to_stop(s, t, job)) == NULL)
             break;
         next = job->lnext;
-        /* The next job's first line, its message and its first peer - what
-         * the tests below read of it - are asked for now (QSI_PREFETCH):
-         * on a long list most jobs are passed by (blockers) or marked, a
-         * few reads each, and the walk waited for each job's memory in
-         * turn (issue 16: the transports shape's selections). */
-        if (next) {
-            QSI_PREFETCH(next->lnext);
-            QSI_PREFETCH(next->message);
-            QSI_PREFETCH(next->peer_head);
-        }
-        if (QS_IS_BLOCKER(job))
+        if (QS_IS_BLOCKER(job)) {
+            walk_ahead(next);
             continue;
+        }
         /* S-PRE-11, the common case first: a job whose message is fully
          * read and that has entries can read nothing (job_peer_select
          * reads only with unread recipients), so it is a blocker exactly
@@ -417,8 +426,10 @@ static int transport_entry_select(qs_sched *s, qs_transport *t,
          * selection on long lists (docs/performance.md section 3); this
          * keeps each at one pass over its peers. */
         if (!QS_UNREAD(job->message) && QS_HAS_ENTRIES(job) &&
-            job_mark_if_no_room(s, t, job))
+            job_mark_if_no_room(s, t, job)) {
+            walk_ahead(next);
             continue;
+        }
         if ((p = job_peer_select(s, job)) != NULL) {
             entry_select_peer(s, p, out);
             /* S-PRE-4: the counter grows by one per selected entry.

@@ -249,7 +249,10 @@ static void put_tdest(line_buf *b, const qs_trace *r)
 /* a non-negative number (the default-level numbers: handles, counts,
  * windows, times) at p, two digits at a time; returns the end.  The room
  * (FAST_NUM_MAX) was checked for the whole line. */
-static char *fast_num(char *p, unsigned long long u)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline char *fast_num(char *p, unsigned long long u)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021"
         "222324252627282930313233343536373839404142434445464748495051525354"
@@ -326,7 +329,10 @@ static void copy4(char *d, const char *s)
     memcpy(d, &w, 4);
 }
 
-static char *fast_name(char *p, const char *name, size_t n)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline char *fast_name(char *p, const char *name, size_t n)
 {
     if (n >= 8 && n <= 32) {
         if (n > 16) {
@@ -358,16 +364,34 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len,
                           int lengths)
 {
     char *p = buf;
-    size_t lm = 0, lt, ld, need;
-    int msg, nums;
+    size_t lm = 0, lt, ld;
+    /* per kind: the head, and the numbers after T:DEST (x0, x1; nums of
+     * them) - only the fields the line prints are read and checked, as in
+     * the general code below (issue 16: one test of every field of every
+     * kind, and three switches, were a third of this function) */
+    static const char heads[5][16] = {"deliver D", "defer ", "window ",
+                                      "dead ", "revive "};
+    const char *head;
+    size_t head_len;
+    unsigned long long x0 = 0, x1 = 0;
+    long long sign;
+    int nums, msg = 0;
     switch (r->kind) {
     case QS_T_DELIVER: /* deliver D<handle> MSG T:DEST N */
+        head = heads[0];
+        head_len = 9;
         msg = 1;
-        nums = 2;
+        x0 = (unsigned long long)r->n;
+        nums = 1;
+        sign = r->handle | r->n;
         break;
     case QS_T_DEFER: /* defer MSG T:DEST N */
+        head = heads[1];
+        head_len = 6;
         msg = 1;
+        x0 = (unsigned long long)r->n;
         nums = 1;
+        sign = r->n;
         break;
     case QS_T_IDLE:
         if (len < 5)
@@ -376,75 +400,70 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len,
         *p = 0;
         return 4;
     case QS_T_WINDOW: /* window T:DEST OLD NEW */
-        msg = 0;
+        head = heads[2];
+        head_len = 7;
+        x0 = (unsigned long long)r->a;
+        x1 = (unsigned long long)r->b;
         nums = 2;
+        sign = r->a | r->b;
         break;
-    case QS_T_DEAD:
-        msg = 0;
+    case QS_T_DEAD: /* dead T:DEST */
+        head = heads[3];
+        head_len = 5;
         nums = 0;
+        sign = 0;
         break;
     case QS_T_REVIVE: /* revive T:DEST WINDOW */
-        msg = 0;
+        head = heads[4];
+        head_len = 7;
+        x0 = (unsigned long long)r->a;
         nums = 1;
+        sign = r->a;
         break;
     default:
         return 0;
     }
-    if (!r->transport || !r->dest || (msg && !r->msg) || r->n < 0 ||
-        r->handle < 0 || r->a < 0 || r->b < 0)
+    /* a negative number (the sign bit of any of them), or a null name:
+     * the general code */
+    if (sign < 0 || !r->transport || !r->dest)
         return 0;
+    if (msg) { /* deliver, defer */
+        if (!r->msg)
+            return 0;
+        lm = lengths && r->msg_len ? r->msg_len : strlen(r->msg);
+    }
     lt = lengths && r->transport_len ? r->transport_len : strlen(r->transport);
     ld = lengths && r->dest_len ? r->dest_len : strlen(r->dest);
-    if (msg)
-        lm = lengths && r->msg_len ? r->msg_len : strlen(r->msg);
-    /* "deliver D" is the longest head (9 bytes); a space or colon around
-     * each piece, the numbers, the NUL */
-    need = 9 + lm + lt + ld + 4 + (size_t)nums * FAST_NUM_MAX + 1;
-    if (need > len || lm > len || lt > len || ld > len)
+    /* room: the head, the names, a separator around each piece, a handle
+     * and the numbers, the NUL (the names one by one first, so that the
+     * sum cannot wrap; their | is at least the largest of them) */
+    if ((lm | lt | ld) > len ||
+        head_len + lm + lt + ld + 4 + (size_t)(nums + 1) * FAST_NUM_MAX + 1 >
+            len)
         return 0;
-    switch (r->kind) {
-    case QS_T_DELIVER:
-        FAST_LIT(p, "deliver D");
+    /* the head: its 16 bytes (NUL-padded) as two words, of which the
+     * line keeps head_len (the room checked above is more than 16) */
+    copy8(p, head);
+    copy8(p + 8, head + 8);
+    p += head_len;
+    if (head_len == 9) { /* deliver: the handle, then the message */
         p = fast_num(p, (unsigned long long)r->handle);
         *p++ = ' ';
-        p = fast_name(p, r->msg, lm);
-        break;
-    case QS_T_DEFER:
-        FAST_LIT(p, "defer ");
-        p = fast_name(p, r->msg, lm);
-        break;
-    case QS_T_WINDOW:
-        FAST_LIT(p, "window");
-        break;
-    case QS_T_DEAD:
-        FAST_LIT(p, "dead");
-        break;
-    default: /* QS_T_REVIVE */
-        FAST_LIT(p, "revive");
-        break;
     }
-    *p++ = ' ';
+    if (msg) {
+        p = fast_name(p, r->msg, lm);
+        *p++ = ' ';
+    }
     p = fast_name(p, r->transport, lt);
     *p++ = ':';
     p = fast_name(p, r->dest, ld);
-    switch (r->kind) {
-    case QS_T_DELIVER:
-    case QS_T_DEFER:
+    if (nums > 0) {
         *p++ = ' ';
-        p = fast_num(p, (unsigned long long)r->n);
-        break;
-    case QS_T_WINDOW:
-        *p++ = ' ';
-        p = fast_num(p, (unsigned long long)r->a);
-        *p++ = ' ';
-        p = fast_num(p, (unsigned long long)r->b);
-        break;
-    case QS_T_REVIVE:
-        *p++ = ' ';
-        p = fast_num(p, (unsigned long long)r->a);
-        break;
-    default:
-        break;
+        p = fast_num(p, x0);
+        if (nums > 1) {
+            *p++ = ' ';
+            p = fast_num(p, x1);
+        }
     }
     *p = 0;
     return (size_t)(p - buf);

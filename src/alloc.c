@@ -100,8 +100,6 @@ void *qsi_pool_get(qs_pool *p)
     if (!obj)
         return pool_cut(p);
     memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
-    if (p->head)
-        QSI_PREFETCH(p->head); /* the next get's object (sched_int.h) */
     memset(obj, 0, p->size);
     return obj;
 }

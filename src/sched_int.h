@@ -642,16 +642,16 @@ static inline void qsi_trace_msg(qs_trace *r, const qs_message *m)
     r->msg = m->id;
     r->msg_len = m->id_len;
 }
-/* QSI_PREFETCH(a): a hint that the object at a will be read or written
- * soon - a load started now, in parallel with the work between, instead of
- * a cache miss waited for when the walk gets there.  It changes nothing a
- * program can observe (a prefetch of a bad address does not fault; every
- * one here is of a live object), so builds that are not GCC or clang, and
- * Frama-C's proofs (proofs/wp/harness.h), have it as nothing.  Issue 16:
- * where a loop chases pointers through objects that a large queue has
- * scattered in memory (a dying destination's entries, the selection walk's
- * jobs, the pools' free lists), the next object is asked for while the
- * current one is handled (docs/performance.md, session 15). */
+/* QSI_PREFETCH(a): a hint that the object at a will be read soon - a load
+ * started now, in parallel with the work between, instead of a cache miss
+ * waited for when the loop gets there.  It changes nothing a program can
+ * observe (a prefetch never faults: NULL, the end of a list, is allowed;
+ * every other address here is of a live object), so builds that are not
+ * GCC or clang, and Frama-C's proofs (proofs/wp/harness.h), have it as
+ * nothing.  Issue 16: where a loop chases pointers through objects that a
+ * large queue has scattered in memory (a dying destination's entries, the
+ * selection walk's jobs), the next object is asked for while the current
+ * one is handled (docs/performance.md, session 15). */
 #if defined(__GNUC__) && !defined(__FRAMAC__)
 #define QSI_PREFETCH(a) __builtin_prefetch(a)
 #else
@@ -680,8 +680,6 @@ static inline void *qsi_pool_get_sized(qs_pool *p, size_t size)
     if (!obj)
         return qsi_pool_get(p);
     memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
-    if (p->head)
-        QSI_PREFETCH(p->head); /* the next get's object */
     qsi_zero(obj, size);
     return obj;
 }

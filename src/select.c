@@ -335,6 +335,23 @@ static void (job_count_selection)(qs_job *job)
     job->slots_used++;
 }
 
+/* The walk below passes a job by (a blocker, or one it marks): what its
+ * tests read of the next one - its first line, its message, its first
+ * peer - and the first line of the one after are asked for now
+ * (QSI_PREFETCH, sched_int.h).  On a long list most jobs are passed by, a
+ * few reads each, and the walk waited for each job's memory in turn
+ * (issue 16: the transports shape's selections).  Only when passing by:
+ * a walk that stops at its first job (most, in the small shapes) would
+ * load the next one for nothing. */
+static inline void walk_ahead(const qs_job *next)
+{
+    if (next) {
+        QSI_PREFETCH(next->lnext);
+        QSI_PREFETCH(next->message);
+        QSI_PREFETCH(next->peer_head);
+    }
+}
+
 /*
  * S-PRE-2: the transport's job list in order, from where selection starts.
  *
@@ -358,23 +375,6 @@ static void (job_count_selection)(qs_job *job)
  * the walk starts (walk_start, the postfix profile), and then the two
  * pointers are one.
  */
-/* The walk passes a job by (a blocker, or one it marks): what the tests
- * below read of the next one - its first line, its message, its first
- * peer - and the first line of the one after are asked for now
- * (QSI_PREFETCH, sched_int.h).  On a long list most jobs are passed by, a
- * few reads each, and the walk waited for each job's memory in turn
- * (issue 16: the transports shape's selections).  Only when passing by:
- * a walk that stops at its first job (most, in the small shapes) would
- * load the next one for nothing. */
-static inline void walk_ahead(const qs_job *next)
-{
-    if (next) {
-        QSI_PREFETCH(next->lnext);
-        QSI_PREFETCH(next->message);
-        QSI_PREFETCH(next->peer_head);
-    }
-}
-
 static int transport_entry_select(qs_sched *s, qs_transport *t,
                                   qs_delivery *out)
 {

@@ -397,8 +397,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
             QSI_PREFETCH(n->peer);
             QSI_PREFETCH(n->job);
             QSI_PREFETCH(n->job->message);
-            if (n->qnext)
-                QSI_PREFETCH(n->qnext);
+            QSI_PREFETCH(n->qnext); /* (NULL at the end: allowed) */
         }
         qsi_entry_defer_todo(s, e);
     }

@@ -446,7 +446,7 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len,
     copy8(p, head);
     copy8(p + 8, head + 8);
     p += head_len;
-    if (head_len == 9) { /* deliver: the handle, then the message */
+    if (r->kind == QS_T_DELIVER) { /* the handle, then the message */
         p = fast_num(p, (unsigned long long)r->handle);
         *p++ = ' ';
     }

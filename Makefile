@@ -18,7 +18,22 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 # and any OPT given on the command line (sanitizers, coverage, proofs'
 # builds) replaces the whole setting.
 GCC_LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo -flto=auto -ffat-lto-objects)
-OPT     ?= -O2 -g $(GCC_LTO)
+# Profile-guided optimisation, with gcc and the default OPT only (issue 16):
+# the objects of $(BUILD)/obj/ (the CLI and libqsched.a) are compiled with
+# what a training replay measured - which branches are taken, which calls
+# and loops are hot - so the hot paths are laid out straight, inlined and
+# unrolled where the time goes, and the rest is kept small; with a profile
+# -O3's aggressive passes pay off, without one they did not (session 16).
+# 2 to 10% less CPU time per replay, by shape (docs/performance.md,
+# session 16); the outputs are the same, since a profile changes no
+# semantics (tests/identity.sh and the bench's streams are compared with a
+# build without it).  How: below, at "profile-guided optimisation".
+# PGO=0 turns it off (the differential tests' extra builds and the model
+# checker's do: nobody times them).  The shared library's objects
+# ($(BUILD)/pic/) are built without a profile.
+PGO     ?= 1
+PGO_ON  := $(if $(and $(GCC_LTO),$(filter undefined,$(origin OPT)),$(filter 1,$(PGO))),1)
+OPT     ?= $(if $(PGO_ON),-O3,-O2) -g $(GCC_LTO)
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Isrc $(CFLAGS)
 LDLIBS  := -lm
@@ -64,9 +79,9 @@ DEFS     := -DQSCHED_VERSION='"$(VERSION)"' \
 .PHONY: all demo check check-all test install uninstall clean bench
 all: $(BUILD)/qsched $(BUILD)/libqsched.a $(BUILD)/$(SOFILE)
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h)
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(if $(PGO_ON),$(BUILD)/pgo/trained)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEFS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(if $(PGO_ON),$(PGO_USE) -dumpbase $*) $(DEFS) -c -o $@ $<
 
 $(BUILD)/pic/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
@@ -79,6 +94,9 @@ $(BUILD)/gen/viewer.c: $(VIEWER_SRC) src/viewer/embed.sh
 	@mkdir -p $(dir $@)
 	sh src/viewer/embed.sh $(VIEWER_SRC) > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/pgo/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pic/viewer.o: $(BUILD)/gen/viewer.c src/html.h
 	@mkdir -p $(dir $@)
@@ -99,6 +117,53 @@ $(BUILD)/$(SOFILE): $(PIC_OBJ)
 
 $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- profile-guided optimisation (PGO_ON, see OPT above) ----
+# 1. The same sources, with the same options, are built instrumented
+#    under $(BUILD)/pgo/obj/ (-fprofile-generate); that qsched links every
+#    object itself, not through the archive, so that each one writes its
+#    profile.  The viewer's generated page is not instrumented.
+# 2. $(BUILD)/pgo/trained: it generates and replays the training streams,
+#    `qsched gen` streams of every bench mix, seed 7 (the bench's is 1),
+#    50,000 events in the postfix profile and 20,000 in the document
+#    profile, then the hand-written conformance vectors; a generation or
+#    replay of a stream that fails stops the build.  Each object's counts
+#    land in $(BUILD)/pgo/obj/NAME.gcda.
+# 3. The objects of $(BUILD)/obj/ are compiled with -fprofile-use, told
+#    (-dumpdir, -dumpbase) that their auxiliary name is the instrumented
+#    object's: gcc finds NAME.gcda by that name and keys a static
+#    function's counts with it, so a profile copied elsewhere would not
+#    match.  gcc's -Wmissing-profile stays on (an error under -Werror):
+#    an object or a function without its counts stops the build, so a
+#    training that wrote nothing cannot pass unnoticed.
+#    -fprofile-partial-training optimises what no training run reached as
+#    if there were no profile, so a stream unlike the training ones is
+#    not made slower for it.
+PGO_GEN := -fprofile-generate -fprofile-update=single
+PGO_USE := -fprofile-use -fprofile-partial-training -dumpdir $(BUILD)/pgo/obj/
+PGO_OBJ := $(patsubst src/%.c,$(BUILD)/pgo/obj/%.o,$(CORE_SRC) $(CLI_SRC) $(MAIN_SRC))
+PGO_MIXES := fifo preempt concurrency dead memory blockers local mixed \
+             transports bulk overrides sort large queue heavy
+
+$(BUILD)/pgo/obj/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(PGO_GEN) $(DEFS) -c -o $@ $<
+
+$(BUILD)/pgo/qsched: $(PGO_OBJ) $(BUILD)/pgo/obj/viewer.o
+	$(CC) $(ALL_CFLAGS) $(PGO_GEN) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/pgo/trained: $(BUILD)/pgo/qsched
+	@rm -f $(BUILD)/pgo/obj/*.gcda
+	@mkdir -p $(BUILD)/pgo/train
+	@set -e; q=$(BUILD)/pgo/qsched; d=$(BUILD)/pgo/train; \
+	for mix in $(PGO_MIXES); do \
+	  $$q gen --seed 7 --mix $$mix --profile postfix --size 50000 >$$d/p-$$mix.events; \
+	  $$q gen --seed 7 --mix $$mix --profile document --size 20000 >$$d/d-$$mix.events; \
+	  $$q $$d/p-$$mix.events >/dev/null; \
+	  $$q $$d/d-$$mix.events >/dev/null; \
+	done; \
+	for v in tests/conformance/hand/*.events; do $$q "$$v" >/dev/null 2>&1 || :; done
+	@touch $@
 
 demo: $(BUILD)/qsched
 	@echo "== qsched --explain tests/scenarios/demo.events"

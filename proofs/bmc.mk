@@ -40,7 +40,7 @@ $(BMC_OUT)/qsched-bmc: $(BMC_TOOL_OBJ) $(BMC_CORE_OBJ)
 
 # the CLI under build/bmc too, to replay the counterexamples
 bmc-tools: $(BMC_OUT)/qsched-bmc
-	@$(MAKE) --no-print-directory BUILD=$(BMC_OUT) $(BMC_OUT)/qsched
+	@$(MAKE) --no-print-directory BUILD=$(BMC_OUT) PGO=0 $(BMC_OUT)/qsched
 
 bmc: bmc-tools
 	@rm -rf $(BMC_OUT)/out

@@ -184,14 +184,18 @@ static int is_dir(const char *p)
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* A suite directory holds INDEX.md or a hand/ directory of vectors. */
+/* A suite directory holds INDEX.md or a hand/ directory of vectors.  A
+ * directory whose name leaves no room for those is none (a cut name
+ * could name another file). */
 static int is_suite(const char *dir)
 {
     char p[4200];
-    snprintf(p, sizeof p, "%s/INDEX.md", dir);
+    if ((size_t)snprintf(p, sizeof p, "%s/INDEX.md", dir) >= sizeof p)
+        return 0;
     if (access(p, R_OK) == 0)
         return 1;
-    snprintf(p, sizeof p, "%s/hand", dir);
+    if ((size_t)snprintf(p, sizeof p, "%s/hand", dir) >= sizeof p)
+        return 0;
     return is_dir(p);
 }
 

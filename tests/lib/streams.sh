@@ -12,10 +12,11 @@ ok() { echo "ok $1"; }
 no() { echo "FAIL $1: $2"; }
 Q=${QSCHED:-build/qsched}
 
-# build DIR FLAGS [SRCDIR]: qsched built into DIR with CFLAGS=FLAGS from
+# build DIR FLAGS [SRCDIR]: qsched built into DIR with CFLAGS=FLAGS (and
+# no profile-guided pass, PGO=0: the Makefile) from
 # the tree SRCDIR (default: here); a failed build fails the test.
 build() {
-    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" "$1/qsched" >"$t/build.log" 2>&1 ||
+    make -s -C "${3:-.}" BUILD="$1" CFLAGS="$2" PGO=0 "$1/qsched" >"$t/build.log" 2>&1 ||
         { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
 }
 

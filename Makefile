@@ -24,8 +24,8 @@ GCC_LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo -flto=auto -ff
 # and loops are hot - so the hot paths are laid out straight, inlined and
 # unrolled where the time goes, and the rest is kept small; with a profile
 # -O3's aggressive passes pay off, without one they did not (session 16).
-# 2 to 10% less CPU time per replay, by shape (docs/performance.md,
-# session 16); the outputs are the same, since a profile changes no
+# 7 to 16% less CPU time per replay, by shape, and 14 to 17% fewer
+# instructions (docs/performance.md, session 16); the outputs are the same, since a profile changes no
 # semantics (tests/identity.sh and the bench's streams are compared with a
 # build without it).  How: below, at "profile-guided optimisation".
 # PGO=0 turns it off (the differential tests' extra builds and the model
@@ -126,9 +126,10 @@ $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 # 2. $(BUILD)/pgo/trained: it generates and replays the training streams,
 #    `qsched gen` streams of every bench mix, seed 7 (the bench's is 1),
 #    50,000 events in the postfix profile and 20,000 in the document
-#    profile, then the hand-written conformance vectors; a generation or
-#    replay of a stream that fails stops the build.  Each object's counts
-#    land in $(BUILD)/pgo/obj/NAME.gcda.
+#    profile, then the hand-written conformance vectors.  A generated
+#    stream that fails to generate or replay stops the build; a vector
+#    may fail (some are malformed on purpose, and exit 2).  Each object's
+#    counts land in $(BUILD)/pgo/obj/NAME.gcda.
 # 3. The objects of $(BUILD)/obj/ are compiled with -fprofile-use, told
 #    (-dumpdir, -dumpbase) that their auxiliary name is the instrumented
 #    object's: gcc finds NAME.gcda by that name and keys a static

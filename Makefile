@@ -23,7 +23,8 @@ GCC_LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo -flto=auto -ff
 # what a training replay measured - which branches are taken, which calls
 # and loops are hot - so the hot paths are laid out straight, inlined and
 # unrolled where the time goes, and the rest is kept small; with a profile
-# -O3's aggressive passes pay off, without one they did not (session 16).
+# -O3's aggressive passes pay off (PGO_OPT: these objects and the CLI's
+# link only; every other build keeps OPT's -O2).
 # 7 to 16% less CPU time per replay, by shape, and 14 to 17% fewer
 # instructions (docs/performance.md, session 16); the outputs are the same, since a profile changes no
 # semantics (tests/identity.sh and the bench's streams are compared with a
@@ -33,7 +34,7 @@ GCC_LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo -flto=auto -ff
 # ($(BUILD)/pic/) are built without a profile.
 PGO     ?= 1
 PGO_ON  := $(if $(and $(GCC_LTO),$(filter undefined,$(origin OPT)),$(filter 1,$(PGO))),1)
-OPT     ?= $(if $(PGO_ON),-O3,-O2) -g $(GCC_LTO)
+OPT     ?= -O2 -g $(GCC_LTO)
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(WARN) $(OPT) -D_POSIX_C_SOURCE=200809L -Isrc $(CFLAGS)
 LDLIBS  := -lm
@@ -81,7 +82,7 @@ all: $(BUILD)/qsched $(BUILD)/libqsched.a $(BUILD)/$(SOFILE)
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) $(if $(PGO_ON),$(BUILD)/pgo/trained)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(if $(PGO_ON),$(PGO_USE) -dumpbase $*) $(DEFS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(if $(PGO_ON),$(PGO_OPT) $(PGO_USE) -dumpbase $*) $(DEFS) -c -o $@ $<
 
 $(BUILD)/pic/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
@@ -116,7 +117,7 @@ $(BUILD)/$(SOFILE): $(PIC_OBJ)
 	ln -sf $(SONAME) $(BUILD)/libqsched.so
 
 $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(if $(PGO_ON),$(PGO_OPT)) -o $@ $^ $(LDLIBS)
 
 # ---- profile-guided optimisation (PGO_ON, see OPT above) ----
 # 1. The same sources, with the same options, are built instrumented
@@ -140,7 +141,8 @@ $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 #    -fprofile-partial-training optimises what no training run reached as
 #    if there were no profile, so a stream unlike the training ones is
 #    not made slower for it.
-PGO_GEN := -fprofile-generate -fprofile-update=single
+PGO_OPT := -O3
+PGO_GEN := $(PGO_OPT) -fprofile-generate -fprofile-update=single
 PGO_USE := -fprofile-use -fprofile-partial-training -dumpdir $(BUILD)/pgo/obj/
 PGO_OBJ := $(patsubst src/%.c,$(BUILD)/pgo/obj/%.o,$(CORE_SRC) $(CLI_SRC) $(MAIN_SRC))
 PGO_MIXES := fifo preempt concurrency dead memory blockers local mixed \

@@ -13,9 +13,15 @@
  * arrive, select and done, and reusing them keeps malloc and free out of
  * it; why slabs: a new object is then a pointer bump, not a calloc, and the
  * end of a run frees a slab of about 8 KiB at a time, not each object
- * (issue 16).  Split from sched.c, which had reached the 600-line limit
- * of a core file.
+ * (issue 16); why one area of 2 MiB blocks for all the slabs: huge
+ * pages (qs_slab_area, sched_int.h).  Split from sched.c, which had
+ * reached the 600-line limit of a core file.
  */
+/* madvise and MADV_HUGEPAGE (Linux): a hint, see slab_from_area */
+#if defined(__linux__) && !defined(__FRAMAC__)
+#define _DEFAULT_SOURCE 1
+#include <sys/mman.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include "sched_int.h"
@@ -53,10 +59,60 @@ void *qsi_calloc(size_t n, size_t size)
  * follow each other at a multiple of it. */
 #define QSI_POOL_ALIGN 16
 #define QSI_POOL_ROUND(n) (((n) + QSI_POOL_ALIGN - 1) & ~(size_t)(QSI_POOL_ALIGN - 1))
+/* An area block: the size of an x86-64 huge page (and of an arm64 one
+ * with 4 KiB pages), aligned on it, so that it can be one. */
+#define QSI_AREA_BLOCK ((size_t)2 << 20)
+
+/* `bytes` (a slab, at most QSI_POOL_SLAB_BYTES) from the area's newest
+ * block, or from a new block; NULL if the system has no new block to
+ * give (the caller then asks malloc, as before areas).  A block is asked
+ * for at its own alignment and advised to be backed by huge pages: with
+ * Linux's transparent huge pages in their default `madvise` mode, the
+ * whole block is then one 2 MiB page once touched, and the pointer chase
+ * of the scheduling path from job to message to peer to entry, spread
+ * over megabytes, takes one TLB entry per block instead of 512.  The
+ * advice only concerns how memory is mapped, never its contents: where
+ * it is not honoured (another mode, another system, no such call),
+ * nothing changes but the speed.  A block's first QSI_POOL_ALIGN bytes
+ * link it to the previous one; the end of a block too short for the next
+ * slab stays unused (at most a slab, 0.4% of a block). */
+static char *slab_from_area(qs_slab_area *a, size_t bytes)
+{
+    char *slab;
+    bytes = QSI_POOL_ROUND(bytes);
+    if (a->cut == NULL || (size_t)(a->end - a->cut) < bytes) {
+        char *block = aligned_alloc(QSI_AREA_BLOCK, QSI_AREA_BLOCK);
+        if (!block)
+            return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(__FRAMAC__)
+        (void)madvise(block, QSI_AREA_BLOCK, MADV_HUGEPAGE); /* a hint */
+#endif
+        memcpy(block, &a->blocks, sizeof a->blocks);
+        a->blocks = block;
+        a->cut = block + QSI_POOL_ALIGN;
+        a->end = block + QSI_AREA_BLOCK;
+    }
+    slab = a->cut;
+    a->cut += bytes;
+    return slab;
+}
+
+/* With the scheduler, after its pools: every block goes back to malloc,
+ * and with them every slab cut from them (qs_sched_free). */
+void qsi_slab_area_free(qs_slab_area *a)
+{
+    while (a->blocks) {
+        void *block = a->blocks;
+        memcpy(&a->blocks, block, sizeof a->blocks);
+        free(block);
+    }
+    a->cut = a->end = NULL;
+}
 
 /* A new zeroed object, cut from the pool's newest slab, or from a new
  * slab, linked into the pool's list through its first bytes
- * (qsi_pool_free gives the slabs back).  A slab is malloc'ed, not
+ * (qsi_pool_free gives the slabs back).  A slab is cut from the area
+ * (slab_from_area), or malloc'ed if there is no new block, never
  * calloc'ed, and each object zeroed as it is cut: a slab's tail that is
  * never used is then never written (issue 16: calloc cleared 8 KiB at a
  * time with `rep stosb`, which callgrind counts byte by byte - 2% of the
@@ -77,12 +133,22 @@ static void *pool_cut(qs_pool *p)
         size_t n = (size_t)QSI_POOL_SLAB_BYTES >= QSI_POOL_ALIGN + 2 * stride
                    ? ((size_t)QSI_POOL_SLAB_BYTES - QSI_POOL_ALIGN) / stride
                    : 1;
-        char *slab = n > 1 ? malloc(QSI_POOL_ALIGN + n * stride) : NULL;
+        size_t bytes = QSI_POOL_ALIGN + n * stride;
+        char *slab = NULL, from_area = 0;
+        if (n > 1) {
+            slab = p->area ? slab_from_area(p->area, bytes) : NULL;
+            from_area = slab != NULL;
+            if (!slab)
+                slab = malloc(bytes);
+        }
         if (!slab) {
             n = 1;
             slab = qsi_calloc(1, QSI_POOL_ALIGN + stride);
         }
+        /* the link, then whether the area owns the slab (qsi_pool_free) */
+        _Static_assert(sizeof p->slabs < QSI_POOL_ALIGN, "a slab's head");
         memcpy(slab, &p->slabs, sizeof p->slabs);
+        slab[sizeof p->slabs] = from_area;
         p->slabs = slab;
         p->cut = slab + QSI_POOL_ALIGN;
         p->cut_end = p->cut + n * stride;
@@ -104,14 +170,17 @@ void *qsi_pool_get(qs_pool *p)
     return obj;
 }
 
-/* With the scheduler: every slab goes back to malloc, and with them every
- * object of the pool, free or in use (qs_sched_free). */
+/* With the scheduler: every slab of its own goes back to malloc (those of
+ * the area go with the area's blocks, qsi_slab_area_free, after the
+ * pools), and with them every object of the pool, free or in use
+ * (qs_sched_free). */
 void qsi_pool_free(qs_pool *p)
 {
     while (p->slabs) {
-        void *slab = p->slabs;
+        char *slab = p->slabs;
         memcpy(&p->slabs, slab, sizeof p->slabs);
-        free(slab);
+        if (!slab[sizeof p->slabs])
+            free(slab);
     }
     p->head = NULL;
     p->cut = p->cut_end = NULL;

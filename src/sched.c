@@ -339,8 +339,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->peer_pool.size = sizeof(qs_peer);
     s->job_pool.size = sizeof(qs_job);
     s->queue_pool.size = sizeof(qs_queue) + QSI_QUEUE_NAME_POOLED;
-    for (i = 0; i < QSI_MSG_POOLS; i++)
+    s->entry_pool.area = s->peer_pool.area = s->job_pool.area =
+        s->queue_pool.area = &s->slab_area;
+    for (i = 0; i < QSI_MSG_POOLS; i++) {
         s->msg_pool[i].size = (i + 1) * QSI_MSG_POOL_STEP;
+        s->msg_pool[i].area = &s->slab_area;
+    }
     s->sink = sink;
     s->ctx = ctx;
     /* every record, until the caller says otherwise; none without a sink */
@@ -436,6 +440,7 @@ void qs_sched_free(qs_sched *s)
     qsi_pool_free(&s->queue_pool);
     for (i = 0; i < QSI_MSG_POOLS; i++)
         qsi_pool_free(&s->msg_pool[i]);
+    qsi_slab_area_free(&s->slab_area); /* after the pools: their slabs */
     free(s->batch);
     free(s->batch_keys);
     free(s->batch_counts);

@@ -95,6 +95,7 @@ $(BUILD)/gen/viewer.c: $(VIEWER_SRC) src/viewer/embed.sh
 	@mkdir -p $(dir $@)
 	sh src/viewer/embed.sh $(VIEWER_SRC) > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pgo/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
 	@mkdir -p $(dir $@)

@@ -26,9 +26,10 @@ GCC_LTO := $(shell $(CC) -v 2>&1 | grep -q '^gcc version' && echo -flto=auto -ff
 # -O3's aggressive passes pay off (PGO_OPT: these objects and the CLI's
 # link only; every other build keeps OPT's -O2).
 # 7 to 16% less CPU time per replay, by shape, and 14 to 17% fewer
-# instructions (docs/performance.md, session 16); the outputs are the same, since a profile changes no
-# semantics (tests/identity.sh and the bench's streams are compared with a
-# build without it).  How: below, at "profile-guided optimisation".
+# instructions (docs/performance.md, session 16); the outputs are the
+# same, since a profile changes no semantics (tests/identity.sh and the
+# bench's streams are compared with a build without it).  How: below, at
+# "profile-guided optimisation".
 # PGO=0 turns it off (the differential tests' extra builds and the model
 # checker's do: nobody times them).  The shared library's objects
 # ($(BUILD)/pic/) are built without a profile.

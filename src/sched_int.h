@@ -439,15 +439,19 @@ struct qs_message {
  * the objects one by one (issue 16: a run that ends with thousands of
  * messages queued spent about 2% of its instructions in one calloc per
  * object and one free per object at the end). */
-/* The slabs of all the pools are cut in turn from blocks of 2 MiB, each
- * aligned on its size (alloc.c, slab_from_area), which the system is asked
- * to back with huge pages: the objects the scheduling path chases from
- * one to the next then share a few TLB entries instead of one per 4 KiB
- * (issue 16: the many-transports shape, 18 MB, 3% faster, the memory
- * shape 9%).  One area per scheduler, freed with it. */
+/* Once a scheduler's pools hold a megabyte, their slabs are cut in turn
+ * from blocks of 2 MiB, each aligned on its size (alloc.c,
+ * slab_from_area), which the system is asked to back with huge pages: the
+ * objects the scheduling path chases from one to the next then share a
+ * few TLB entries instead of one per 4 KiB (issue 16: the many-transports
+ * shape, 18 MB, 5% faster, the memory shape 9%).  The first megabyte is
+ * malloc'ed slab by slab, as before: a small scheduler (a test, a model
+ * checker's state, a short stream) never pays for a block it would barely
+ * use.  One area per scheduler, freed with it. */
 typedef struct qs_slab_area {
     char *cut, *end;   /* the newest block's bytes not handed out yet */
     void *blocks;      /* every block, linked through their first bytes */
+    size_t before;     /* bytes of slabs malloc'ed before the first block */
 } qs_slab_area;
 
 typedef struct qs_pool {

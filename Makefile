@@ -98,9 +98,6 @@ $(BUILD)/gen/viewer.c: $(VIEWER_SRC) src/viewer/embed.sh
 $(BUILD)/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(BUILD)/pgo/obj/viewer.o: $(BUILD)/gen/viewer.c src/html.h
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pic/viewer.o: $(BUILD)/gen/viewer.c src/html.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
@@ -125,7 +122,8 @@ $(BUILD)/qsched: $(MAIN_OBJ) $(BUILD)/libqsched.a
 # 1. The same sources, with the same options, are built instrumented
 #    under $(BUILD)/pgo/obj/ (-fprofile-generate); that qsched links every
 #    object itself, not through the archive, so that each one writes its
-#    profile.  The viewer's generated page is not instrumented.
+#    profile.  The viewer's generated page is not instrumented: it links
+#    the ordinary $(BUILD)/obj/viewer.o, which needs no profile.
 # 2. $(BUILD)/pgo/trained: it generates and replays the training streams,
 #    `qsched gen` streams of every bench mix, seed 7 (the bench's is 1),
 #    50,000 events in the postfix profile and 20,000 in the document
@@ -154,7 +152,7 @@ $(BUILD)/pgo/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(PGO_GEN) $(DEFS) -c -o $@ $<
 
-$(BUILD)/pgo/qsched: $(PGO_OBJ) $(BUILD)/pgo/obj/viewer.o
+$(BUILD)/pgo/qsched: $(PGO_OBJ) $(BUILD)/obj/viewer.o
 	$(CC) $(ALL_CFLAGS) $(PGO_GEN) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/pgo/trained: $(BUILD)/pgo/qsched

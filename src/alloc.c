@@ -149,7 +149,7 @@ static void *pool_cut(qs_pool *p)
         size_t bytes = QSI_POOL_ALIGN + n * stride;
         char *slab = NULL, from_area = 0;
         if (n > 1) {
-            slab = p->area ? slab_from_area(p->area, bytes) : NULL;
+            slab = slab_from_area(p->area, bytes); /* (qs_sched_new) */
             from_area = slab != NULL;
             if (!slab)
                 slab = malloc(bytes);

@@ -50,11 +50,12 @@ static char err[256];
 
 static unsigned count_blocks(const qs_slab_area *a)
 {
-    const char *b = a->blocks;
+    const void *b = a->blocks, *next;
     unsigned n = 0;
     while (b) {
         n++;
-        memcpy(&b, b, sizeof b);
+        memcpy(&next, b, sizeof next); /* the link in its first bytes */
+        b = next;
     }
     return n;
 }

@@ -736,8 +736,10 @@ void qsi_job_retire(qs_sched *s, qs_job *job);
 qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t);
 void qsi_job_free(qs_sched *s, qs_job *job);
 qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
-/* the job's peer for destination q, or NULL (no new peer) */
-qs_peer *qsi_peer_find(const qs_job *job, const qs_queue *q);
+/* the job's peer for destination q, or NULL (no new peer; the job's map
+ * may be built) */
+qs_peer *qsi_peer_find(qs_job *job, const qs_queue *q);
+qs_peer *qsi_peer_create(qs_sched *s, qs_job *job, qs_queue *q);
 void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p);
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);
 void qsi_qlist_unlink(qs_entry **head, qs_entry **tail, qs_entry *e);

@@ -1,17 +1,21 @@
 #!/bin/sh
 # tests/sh/settled-batches.sh - a settled batch assigned from its written
 # order gives the resolve order's entries (src/assign.c
-# batch_resolve_postfix, S-PFX-11; issue 16).
+# batch_resolve_postfix, S-PFX-11; issue 16), and a fresh job's peers
+# found without a look-up are the ones a look-up finds (assign_run).
 #
-# Owns the differential check of the postfix profile's shortcut: a batch
-# whose every transport and destination already exists and lives skips
-# the resolve order and is sorted into the batch order from the order
-# written.  The argument that this changes nothing is at
-# batch_resolve_postfix; this test holds the code to it, on builds that
-# differ only in the shortcut:
-#   ref       QSI_RESOLVE_ALWAYS=1: every batch resolved in the resolve
-#             order, as before the shortcut;
-#   default   the shortcut, as shipped.
+# Owns the differential check of the postfix profile's two shortcuts in
+# reading a batch.  A batch whose every transport and destination already
+# exists and lives skips the resolve order and is sorted into the batch
+# order from the order written; a job that has no peer when the sorted
+# batch reaches it finds its peer at a destination as its last peer or
+# not at all.  The arguments that neither changes anything are at
+# batch_resolve_postfix and assign_run; this test holds the code to them,
+# on builds that differ only in the shortcuts:
+#   ref       QSI_RESOLVE_ALWAYS=1 QSI_PEER_FIND_ALWAYS=1: every batch
+#             resolved in the resolve order and every peer looked up, as
+#             before the shortcuts;
+#   default   the shortcuts, as shipped.
 # On postfix-profile streams of every mix (a third to three quarters of
 # the batches of the many-transports, blockers and queue shapes are
 # settled; the sort shape's almost never) and on every golden and hand
@@ -20,14 +24,17 @@
 #
 # That the check can fail: copies of the sources with a known bug must be
 # caught on the same streams - the settled batch assigned in written
-# order, unsorted (the shortcut's order is the batch order), and a dead
+# order, unsorted (the shortcut's order is the batch order), a dead
 # destination taken as settled (its recipients must be deferred while
-# resolving, S-CON-9).
+# resolving, S-CON-9), a fresh job given a new peer where its last peer
+# is the destination's (two peers, and two round-robin turns, for one
+# destination), and a job taken as fresh when it has peers (those of an
+# earlier batch are not found).
 # Prints ok/FAIL lines.
 # run.sh: slow
 . tests/lib/streams.sh
 
-build "$t/ref" "-DQSI_RESOLVE_ALWAYS=1"
+build "$t/ref" "-DQSI_RESOLVE_ALWAYS=1 -DQSI_PEER_FIND_ALWAYS=1"
 build "$t/dflt" ""
 
 # the streams: postfix profile, every mix that resolves batches
@@ -88,3 +95,5 @@ mutant() {
 }
 mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/        (void)m;/'
 mutant dead-settled assign.c 's/^                if (!q || q->dead)$/                if (!q)/'
+mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
+mutant fresh-with-peers assign.c 's/^                                   job->peer_count == 0$/                                   1/'

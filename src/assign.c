@@ -71,8 +71,7 @@ static qs_transport *group_transport(qs_sched *s, qs_message *m,
                                      qs_mgroup *g)
 {
     if (!g->t) {
-        if (g > m->groups && g[-1].t &&
-            strcmp(g[-1].transport, g->transport) == 0)
+        if (g > m->groups && g[-1].t && g[-1].transport == g->transport)
             g->t = g[-1].t;
         else
             g->t = qsi_transport_obtain(s, g->transport);
@@ -395,10 +394,12 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
         b->queue = NULL;
         if (g->t)
             b->limit1 = g->t->dest_rcpt_limit == 1;
-        else if (nruns > 1 && strcmp(m->groups[b[-1].group].transport,
-                                     g->transport) == 0) {
-            /* same name, same parameter, and the same transport if it
-             * exists (NULL if not) */
+        else if (nruns > 1 &&
+                 m->groups[b[-1].group].transport == g->transport) {
+            /* the previous group's transport (the same name: the groups
+             * are in a row, and the message shares the copy, messages.c),
+             * the same parameter, and the same transport if it exists
+             * (NULL if not) */
             g->t = m->groups[b[-1].group].t;
             b->limit1 = b[-1].limit1;
         }

@@ -255,7 +255,7 @@ void qsi_queue_destroy(qs_sched *s, qs_queue *q)
 {
     qs_transport *t = q->transport;
     queue_unpark(t, q);
-    qs_map_del_hashed(&t->queues, q->name_hash, q->name, 0);
+    qs_map_del_value(&t->queues, q->name_hash, q); /* (no name compared) */
     if (strlen(q->name) < QSI_QUEUE_NAME_POOLED)
         qsi_pool_put(&s->queue_pool, q);
     else

@@ -221,18 +221,10 @@ void *qs_map_del(qs_map *m, const char *str, uint64_t num)
     return qs_map_del_hashed(m, key_hash(str, num), str, num);
 }
 
-void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
-                        uint64_t num)
+/* Empties slot i (in use) by the backward shift above. */
+static void remove_at(qs_map *m, size_t i)
 {
-    size_t mask, i, j;
-    void *v;
-    if (!m->count)
-        return NULL;
-    mask = m->cap - 1;
-    i = find(m, h, str, num);
-    v = m->slot[i].value;
-    if (!v)
-        return NULL;
+    size_t mask = m->cap - 1, j;
     for (j = (i + 1) & mask; m->slot[j].value; j = (j + 1) & mask) {
         size_t home = (size_t)m->slot[j].hash & mask;
         if (((j - home) & mask) >= ((j - i) & mask)) {
@@ -242,7 +234,42 @@ void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
     }
     m->slot[i].value = NULL;
     m->count--;
+}
+
+void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
+                        uint64_t num)
+{
+    size_t i;
+    void *v;
+    if (!m->count)
+        return NULL;
+    i = find(m, h, str, num);
+    v = m->slot[i].value;
+    if (!v)
+        return NULL;
+    remove_at(m, i);
     return v;
+}
+
+/* Removes the entry whose value is `value` (stored under a key of hash
+ * h), found by the value, not the key: the owner of a value that knows
+ * its key's hash needs no key comparison (issue 16: a message leaving
+ * compared its id, a call of strcmp on a line that is otherwise not
+ * read).  Returns 1, or 0 if no entry of that hash holds it. */
+int qs_map_del_value(qs_map *m, uint64_t h, const void *value)
+{
+    size_t mask, i;
+    if (!m->count)
+        return 0;
+    mask = m->cap - 1;
+    for (i = (size_t)h & mask;; i = (i + 1) & mask) {
+        if (!m->slot[i].value) /* (a NULL value: never stored) */
+            return 0;
+        if (m->slot[i].value == value) {
+            remove_at(m, i);
+            return 1;
+        }
+    }
 }
 
 /* ---- the in-flight table (map.h: qs_handle_table) ----

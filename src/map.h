@@ -52,6 +52,9 @@ int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,
                       void *value);
 void *qs_map_del_hashed(qs_map *m, uint64_t h, const char *str,
                         uint64_t num);
+/* Removes the entry holding `value` under a key of hash h (the value's
+ * owner knows both): 1, or 0 if there is none. */
+int qs_map_del_value(qs_map *m, uint64_t h, const void *value);
 
 /* ---- the in-flight table: a value by delivery handle ----
  * Handles are handed out in increasing order (S-EV-8) and end in any

@@ -329,7 +329,7 @@ static int message_finish(qs_sched *s, qs_message *m)
         m->jobs = j->mnext;
         qsi_job_free(s, j);
     }
-    qs_map_del_hashed(&s->messages, m->id_hash, m->id, 0);
+    qs_map_del_value(&s->messages, m->id_hash, m); /* (no id compared) */
     if (m->aprev)
         m->aprev->next = m->next;
     else

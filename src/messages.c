@@ -214,6 +214,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
      * arrival instead of 2 + 3 per group). */
     {
         char *str;
+        size_t prev_tlen = 0;
         /* size: summed with the checks above; zeroed either way, from
          * the pool of the smallest class that holds it if there is one */
         size_t cls = (size - 1) / QSI_MSG_POOL_STEP;
@@ -244,8 +245,18 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
                 llen = g->local ? strlen(g->local) : 0;
                 nlen = strlen(g->nexthop);
             }
-            m->groups[i].transport = str;
-            str = copy_name(str, g->transport, tlen, 1);
+            /* a group of the previous group's transport shares its copy:
+             * for two groups in a row, the same name is then the same
+             * pointer (issue 16: assign.c and batch_order.c compare the
+             * pointers before the names) */
+            if (i > 0 && tlen == prev_tlen &&
+                memcmp(m->groups[i - 1].transport, g->transport, tlen) == 0) {
+                m->groups[i].transport = m->groups[i - 1].transport;
+            } else {
+                m->groups[i].transport = str;
+                str = copy_name(str, g->transport, tlen, 1);
+            }
+            prev_tlen = tlen;
             if (g->local) {
                 m->groups[i].local = str;
                 m->groups[i].local_len = (unsigned char)llen;

@@ -374,7 +374,10 @@ struct qs_transport {
  * is followed by at least 7 more NUL bytes (messages.c), so that its first
  * 8 bytes are always readable, NUL-padded (batch_order.c's sort keys). */
 typedef struct qs_mgroup {
-    char *transport, *local, *nexthop;  /* local may be NULL */
+    char *transport, *local, *nexthop;  /* local may be NULL; a group of
+                                 the previous group's transport shares
+                                 its string (so for two groups in a row
+                                 the same name is the same pointer) */
     int64_t count;
     unsigned char local_len, nexthop_len; /* strlen of each (the limits of
                                  S-EV-7 are 64 and 200): a recipient's own

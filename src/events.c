@@ -72,64 +72,6 @@ static const unsigned char char_class[256] = {
 };
 #define CH(c, cls) (char_class[(unsigned char)(c)] & (cls))
 
-/* The line buffer keeps QSI_SCAN_PAD bytes after every line it holds, so
- * that the scans below may read 16 bytes from any place up to the line's
- * NUL. */
-#define QSI_SCAN_PAD 16
-
-/* The first byte from p on that is not of a transport name (a-z 0-9 -),
- * resp. of another name (also A-Z . _ +): the loops `while (CH(*p,
- * cls)) p++`, 16 bytes at a time where SSE2 is (every x86-64).  The table
- * loop ends where the name ends, at a byte that depends on the name: a
- * branch the processor guesses wrong at nearly every name of every
- * `arrive` line (issue 16: callgrind's branch simulation put 17% of the
- * many-transports shape's mispredictions in the parser).  Here a name
- * shorter than 16 bytes - nearly every one - takes one pass, whose only
- * branch is taken.  A byte counts as in the class exactly when its
- * char_class entry says so (tests/unit/test_name_scan.c: every byte
- * value at every place of a 40-byte name, against the grammar's words).
- * The NUL that ends the line is in no class, so the scan stops at it at
- * the latest; the bytes read after it are the buffer's padding
- * (QSI_SCAN_PAD) and decide nothing.  (Not static: the test calls it.) */
-#if defined(__SSE2__) && !defined(__FRAMAC__)
-#include <emmintrin.h>
-/* 0xffff-bit mask of the bytes of x between lo and hi (both below
- * 0x80: bytes from 0x80 up compare as negative, so below lo) */
-#define SCAN_RANGE(x, lo, hi)                                                \
-    _mm_and_si128(_mm_cmpgt_epi8((x), _mm_set1_epi8((char)((lo) - 1))),     \
-                  _mm_cmpgt_epi8(_mm_set1_epi8((char)((hi) + 1)), (x)))
-const char *qsi_scan_class(const char *p, int name)
-{
-    for (;;) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i in = _mm_or_si128(SCAN_RANGE(x, 'a', 'z'),
-                                  SCAN_RANGE(x, '0', '9'));
-        unsigned out;
-        in = _mm_or_si128(in, _mm_cmpeq_epi8(x, _mm_set1_epi8('-')));
-        if (name) {
-            in = _mm_or_si128(in, SCAN_RANGE(x, 'A', 'Z'));
-            in = _mm_or_si128(in, _mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
-            in = _mm_or_si128(in, _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
-            in = _mm_or_si128(in, _mm_cmpeq_epi8(x, _mm_set1_epi8('+')));
-        }
-        out = ~(unsigned)_mm_movemask_epi8(in) & 0xffffu;
-        if (out)
-            return p + __builtin_ctz(out);
-        p += 16;
-    }
-}
-#else
-const char *qsi_scan_class(const char *p, int name)
-{
-    int cls = name ? CH_NAME : CH_TRANSPORT;
-    while (CH(*p, cls))
-        p++;
-    return p;
-}
-#endif
-#define SKIP_TRANSPORT(p) ((char *)(uintptr_t)qsi_scan_class((p), 0))
-#define SKIP_NAME(p) ((char *)(uintptr_t)qsi_scan_class((p), 1))
-
 struct qs_stream {
     char *fname;            /* FILE of "FILE:LINE: reason" */
     long lineno;            /* lines fed so far (the current line's number) */
@@ -513,14 +455,17 @@ static inline char *scan_group(char *w, qs_group *g, unsigned char len3[3])
 {
     char *p = w, *colon, *at = NULL, *e, *d;
     int64_t count = 1;
-    p = SKIP_TRANSPORT(p);
+    while (CH(*p, CH_TRANSPORT))
+        p++;
     colon = p;
     if (*colon != ':' || colon - w < 1 || colon - w > 64)
         return NULL;
-    p = SKIP_NAME(colon + 1);
+    for (p = colon + 1; CH(*p, CH_NAME); p++)
+        ;
     if (*p == '@') {
         at = p;
-        p = SKIP_NAME(at + 1);
+        for (p = at + 1; CH(*p, CH_NAME); p++)
+            ;
         if (at - colon - 1 < 1 || at - colon - 1 > 64)
             return NULL;
     }
@@ -804,7 +749,7 @@ static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
     char *p, *end, *w;
     size_t n = 0;
     int64_t total = 0;
-    if (len + 1 + QSI_SCAN_PAD > st->bufcap)
+    if (len + 1 > st->bufcap)
         return 0; /* the general path grows the buffer (none at first) */
     memcpy(st->buf, line, len);
     st->buf[len] = 0;
@@ -813,8 +758,8 @@ static size_t arrive_parse(qs_stream *st, const char *line, size_t len,
     while (*p == ' ')
         p++;
     /* the message id: name characters, then a blank */
-    w = p;
-    p = SKIP_NAME(p);
+    for (w = p; CH(*p, CH_NAME); p++)
+        ;
     if (p - w < 1 || p - w > 64 || *p != ' ')
         return 0;
     *p++ = 0;
@@ -966,16 +911,12 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         return arrive_groups(st, msgid, nw, 1, err, errlen);
     if (memchr(line, 0, len))
         return lerr(st, err, errlen, "NUL byte in line", NULL);
-    if (len + 1 + QSI_SCAN_PAD > st->bufcap) {
-        char *b = realloc(st->buf, len + 1 + QSI_SCAN_PAD);
+    if (len + 1 > st->bufcap) {
+        char *b = realloc(st->buf, len + 1);
         if (!b)
             return lerr(st, err, errlen, "out of memory", NULL);
-        /* the new bytes written once: the scans may read them (past a
-         * line's NUL, deciding nothing), and memcheck then sees no read
-         * of memory never written */
-        memset(b + st->bufcap, 0, len + 1 + QSI_SCAN_PAD - st->bufcap);
         st->buf = b;
-        st->bufcap = len + 1 + QSI_SCAN_PAD;
+        st->bufcap = len + 1;
     }
     load_line(st, line, len);
     if ((eq = strchr(st->buf, '=')) != NULL && is_param_line(st->buf, eq))

@@ -45,11 +45,6 @@ long qs_stream_lineno(const qs_stream *st);
  * it is created (qs_sched_set_explain: it neither builds nor emits
  * them).  For a sink that prints only the default level. */
 void qs_stream_set_explain(qs_stream *st, int wanted);
-/* The parser's name scan (events.c): the first byte from p on that is
- * not of a transport name (name 0: a-z 0-9 -) or of another name (name
- * 1: also A-Z . _ +).  The 16 bytes from any place it reaches must be
- * readable.  For the parser and its test (tests/unit/test_name_scan.c). */
-const char *qsi_scan_class(const char *p, int name);
 /* Force a profile before the first event (command line). */
 int qs_stream_set_profile(qs_stream *st, const char *name, char *err,
                           size_t errlen);

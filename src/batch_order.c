@@ -600,9 +600,7 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
              j++) {
             const struct qs_batch_rcpt *r = &v[kd[j].run];
             const qs_mgroup *h = &m->groups[r->group];
-            if (r->limit1 ||
-                (g->transport != h->transport && /* (a shared copy) */
-                 strcmp(g->transport, h->transport) != 0) ||
+            if (r->limit1 || strcmp(g->transport, h->transport) != 0 ||
                 strcmp(g->nexthop, h->nexthop) != 0)
                 split = 1;
         }

@@ -47,9 +47,9 @@ typedef struct assign_state {
     qs_entry *entry;     /* the entry the previous recipient went into */
     qs_queue *dead_q;    /* the dead queue of the pending defer line */
     int64_t dead_run;    /* its recipients so far */
-    int sorted;          /* the batch is in the postfix profile's order */
-    qs_job *fresh;       /* sorted: the job of the current transport, if it
-                            had no peer when this read reached it */
+    qs_job *fresh;       /* postfix profile (a sorted batch): the job of
+                            the current transport, if it had no peer when
+                            this read reached it */
 } assign_state;
 
 static void trace_dead_run(qs_sched *s, qs_message *m, assign_state *a)
@@ -146,10 +146,10 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
                 job = entry->peer->job;
             } else {
                 job = qsi_job_obtain(s, m, t);
-                a->fresh = a->sorted && !QSI_PEER_FIND_ALWAYS &&
-                                   job->peer_count == 0
-                               ? job
-                               : NULL;
+                a->fresh = NULL;
+                if (qsi_postfix(s) && !QSI_PEER_FIND_ALWAYS &&
+                    job->peer_count == 0)
+                    a->fresh = job;
             }
             /* the peer.  S-PFX-11's order is by transport, then by a key
              * that names one queue of the transport: the runs of one job
@@ -337,7 +337,7 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
     size_t nruns = 0, i, group;
     int64_t offset;
     int postfix = qsi_postfix(s);
-    assign_state a = {NULL, NULL, 0, qsi_postfix(s), NULL};
+    assign_state a = {NULL, NULL, 0, NULL};
     qs_trace r;
 
     if (n <= 0 && !m->end_unseen)

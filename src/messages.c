@@ -247,8 +247,9 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
             }
             /* a group of the previous group's transport shares its copy:
              * for two groups in a row, the same name is then the same
-             * pointer (issue 16: assign.c and batch_order.c compare the
-             * pointers before the names) */
+             * pointer (issue 16: assign.c compares the pointers, not the
+             * names; `size` above still counts a copy per group, a few
+             * bytes more than needed) */
             if (i > 0 && tlen == prev_tlen &&
                 memcmp(m->groups[i - 1].transport, g->transport, tlen) == 0) {
                 m->groups[i].transport = m->groups[i - 1].transport;

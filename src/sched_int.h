@@ -742,6 +742,8 @@ qs_peer *qsi_peer_obtain(qs_sched *s, qs_job *job, qs_queue *q);
 /* the job's peer for destination q, or NULL (no new peer; the job's map
  * may be built) */
 qs_peer *qsi_peer_find(qs_job *job, const qs_queue *q);
+/* a new peer for q at the end of the job's list (the caller knows there
+ * is none: assign.c's fresh job) */
 qs_peer *qsi_peer_create(qs_sched *s, qs_job *job, qs_queue *q);
 void qsi_peer_free_if_unused(qs_sched *s, qs_peer *p);
 void qsi_qlist_append(qs_entry **head, qs_entry **tail, qs_entry *e);

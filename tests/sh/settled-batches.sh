@@ -96,4 +96,4 @@ mutant() {
 mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/        (void)m;/'
 mutant dead-settled assign.c 's/^                if (!q || q->dead)$/                if (!q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
-mutant fresh-with-peers assign.c 's/^                                   job->peer_count == 0$/                                   1/'
+mutant fresh-with-peers assign.c 's/^                    job->peer_count == 0)$/                    1)/'

@@ -245,8 +245,8 @@ int qsi_check_job_stack(const qs_transport *t, const qs_job *j, char *err,
 
 static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
 {
-    const qs_job *j;
-    int64_t nl = 0, nt = 0;
+    const qs_job *j, *k;
+    int64_t nl = 0, nt = 0, misplaced = 0;
     int current_seen = t->job_current == NULL;
     int walk_seen = 0;
     /* The scheduler's list, with the stack relations of each job on it. */
@@ -273,8 +273,21 @@ static int check_job_lists(const qs_transport *t, char *err, size_t errlen)
         /* S-PRE-8..10: its stack level, parent and children */
         if (qsi_check_job_stack(t, j, err, errlen) < 0)
             return -1;
+        misplaced += j->misplaced != 0;
         nl++;
     }
+    /* job_place.c: the count of misplaced jobs is right, and with none
+     * the two lists are one sequence, which is what lets job_link find a
+     * job's place on both with one walk of the by-time list.  Holds
+     * because only a preemption's move reorders the list, and it marks
+     * the job it moves; a job linked while one is marked is marked too. */
+    CHECK(misplaced == t->jobs_misplaced, "transport %s: %lld jobs "
+          "misplaced, %lld counted", t->name, (long long)misplaced,
+          (long long)t->jobs_misplaced);
+    for (j = t->jhead, k = t->thead; !misplaced && (j || k);
+         j = j->lnext, k = k->tnext)
+        CHECK(j == k, "transport %s: no job misplaced, yet the lists "
+              "differ at %s", t->name, (j ? j : k)->message->id);
     /* A current job off the list would start the selection walk from a
      * retired or freed job. */
     CHECK(current_seen, "transport %s: current job not on the job list",

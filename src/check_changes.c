@@ -383,6 +383,12 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
            j->message->queued_time <= j->tnext->message->queued_time),
           "transport %s: by-time list out of order at %s", t->name,
           j->message->id);
+    /* S-INV-2: with no job misplaced the lists are one sequence
+     * (job_place.c): locally, the same neighbours on both */
+    CHECK(t->jobs_misplaced > 0 ||
+          (j->lprev == j->tprev && j->lnext == j->tnext),
+          "transport %s: no job misplaced, yet %s has other neighbours on "
+          "the by-time list", t->name, j->message->id);
     /* S-PRE-8..10: stack level, parent and children (check.c) */
     return qsi_check_job_stack(t, j, err, errlen);
 }
@@ -415,6 +421,10 @@ static int ck_transport(qs_transport *t, char *err, size_t errlen)
           "%lld", t->name, (long long)t->in_core, (long long)t->ck_core);
     CHECK(t->ck_njobs == t->njobs, "transport %s: %lld jobs listed, %lld "
           "counted", t->name, (long long)t->ck_njobs, (long long)t->njobs);
+    /* (the count itself: check.c, which walks the list) */
+    CHECK(t->jobs_misplaced >= 0 && t->jobs_misplaced <= t->njobs,
+          "transport %s: %lld jobs misplaced of %lld", t->name,
+          (long long)t->jobs_misplaced, (long long)t->njobs);
     CHECK(!t->jhead == !t->jtail && !t->thead == !t->ttail &&
           !t->jhead == !t->thead &&
           (!t->jhead || (!t->jhead->lprev && !t->jtail->lnext &&

@@ -107,6 +107,12 @@ static void (job_take_pool)(qs_job *job, qs_message *m, qs_transport *t)
     }
 }
 
+/* QSI_TIME_PLACE_TAIL=1: always S-PRE-13's walks from the tail (the
+ * reference build of tests/sh/time-place.sh) */
+#ifndef QSI_TIME_PLACE_TAIL
+#define QSI_TIME_PLACE_TAIL 0
+#endif
+
 /* S-PRE-13: put a job on both lists by its message's enqueue time.  Jobs
  * normally go at the end; revived jobs and jobs created by a later batch
  * find their place from the end.  On the scheduler's list only jobs
@@ -133,7 +139,8 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
 {
     qs_transport *t = job->transport;
     qs_message *m = job->message;
-    qs_job *prev, *next, *walk = t->job_walk, *unread;
+    qs_job *prev, *next, *walk = t->job_walk, *unread = t->job_next_unread;
+    int placed = 0;
 
     /* The walk from the tail: a job enqueued at the same second as this
      * one stops it (>= 0), so equal times keep their arrival order.  Jobs
@@ -145,9 +152,17 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
      * job relinked by a later batch of an old message would walk back
      * over every younger job: on a long list the index finds the same
      * place, and tells whether the walk would have passed where
-     * selection starts (candidates.c). */
+     * selection starts (candidates.c).  While no job is misplaced the
+     * two lists are one sequence, and one walk from both ends of the
+     * by-time list finds the place on both (job_place.c). */
     prev = t->jtail;
-    if (t->cix_on && prev &&
+    job->misplaced = t->jobs_misplaced > 0; /* counted once it is linked */
+    if (!QSI_TIME_PLACE_TAIL && !t->cix_on && !job->misplaced && prev &&
+        m->queued_time - prev->message->queued_time < 0) {
+        prev = qsi_job_time_place(t, m->queued_time, &walk, &unread);
+        next = prev ? prev->lnext : t->jhead;
+        placed = 1;
+    } else if (t->cix_on && prev &&
         !(prev->parent == NULL &&
           m->queued_time - prev->message->queued_time >= 0)) {
         QSI_CIX_USED(t);
@@ -192,6 +207,7 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
     else
         t->jtail = job;
     t->njobs++;
+    t->jobs_misplaced += job->misplaced;
     /* the tree's path above the job is repaired by qsi_message_read,
      * which ends with qsi_cix_update of every job of the message (the
      * only caller of qsi_job_obtain, and so of job_link, is its
@@ -203,9 +219,12 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
 
     /* The by-time list has no children to step over: it is in time order
      * throughout (S-INV-2 checks it). */
-    unread = t->job_next_unread;
     prev = t->ttail;
-    if (t->cix_on && prev && m->queued_time - prev->message->queued_time < 0) {
+    if (placed) { /* the same place: the lists are one sequence */
+        prev = job->lprev;
+        next = prev ? prev->tnext : t->thead;
+    } else if (t->cix_on && prev &&
+               m->queued_time - prev->message->queued_time < 0) {
         QSI_CIX_USED(t);
         prev = qsi_tix_time_marker(t, m->queued_time);
         next = prev ? prev->tnext : t->thead;
@@ -355,6 +374,8 @@ static void job_unlink(qs_sched *s, qs_job *job)
     job->lprev = job->lnext = job->tprev = job->tnext = NULL;
     job->stack_level = -1;
     t->njobs--;
+    t->jobs_misplaced -= job->misplaced;
+    job->misplaced = 0;
     qsi_cix_resize(t);
 }
 

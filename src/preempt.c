@@ -396,6 +396,7 @@ qs_job *qsi_job_preempt(qs_sched *s, qs_job *current)
     else
         t->jhead = job;
     current->lprev = job;
+    qsi_job_misplace(t, job); /* no longer where its time put it */
     qsi_cix_insert(t, job, 1);
     qsi_bix_moved(t, job);
     /* The preempted job pays up front; the child counts the difference

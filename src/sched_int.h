@@ -257,6 +257,10 @@ struct qs_job {
     int64_t cix_size;         /* jobs in its subtree (kept while bix_on:
                                  qsi_cix_rank) */
     int bix_listed;           /* labelled and on the list (while bix_on) */
+    int misplaced;            /* on the lists, and its place on the
+                                 scheduler's list may not be its enqueue
+                                 time's: moved by a preemption, or linked
+                                 while another job was (job_place.c) */
     ptrdiff_t bix_fpos;       /* with bix_stop: 1 + its place in the
                                  transport's heap of such jobs, or -(1 +
                                  its place) in the set aside ones, 0 none */
@@ -309,6 +313,9 @@ struct qs_transport {
                                  has unread recipients: it holds the pool
                                  (S-MEM-5); a cache, advanced lazily */
     int64_t njobs;            /* jobs on the scheduler's list */
+    int64_t jobs_misplaced;   /* jobs on it with `misplaced` set: while 0,
+                                 the two job lists are one sequence
+                                 (job_place.c) */
     int cix_on;               /* the list indexes are kept (long lists
                                  that ask them questions: job_index.c) */
     int64_t cix_rent;         /* while off on a long list: the walk steps
@@ -963,6 +970,17 @@ qs_job *qsi_tix_time_marker(const qs_transport *t, int64_t queued_time);
 int qsi_tix_after(const qs_job *a, const qs_job *b);
 qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
                           int64_t *delay, int64_t *total);
+/* job_place.c: where job_link puts a job while the lists are one
+ * sequence (t->jobs_misplaced == 0), and the marking that keeps count */
+qs_job *qsi_job_time_place(qs_transport *t, int64_t queued_time,
+                           qs_job **walk, qs_job **unread);
+static inline void qsi_job_misplace(qs_transport *t, qs_job *job)
+{
+    if (!job->misplaced) {
+        job->misplaced = 1;
+        t->jobs_misplaced++;
+    }
+}
 
 /* select.c: blockers */
 void qsi_blocker_release(qs_sched *s, qs_transport *t, qs_queue *q);

@@ -102,16 +102,20 @@ static void crosscheck(const qs_transport *t, int64_t queued_time,
  *
  *     head = first job, tail = last job
  *     repeat:
- *         head enqueued after the time (or none):  place = before head
+ *         head enqueued after the time:            place = before head
  *         head = next
  *         tail enqueued at or before the time:     place = tail
  *         tail = previous
  *     passed = the jobs after place
  *
- * The tail cursor never runs off the list: it moves only after the head
- * cursor has passed a job enqueued at or before the time, which stops
- * it.  The steps go to the candidate index's rent (job_index.c): what
- * the walk cost is what the index would save.
+ * Neither cursor runs off the list: the head cursor stops at the tail
+ * job at the latest (enqueued later: the caller's condition), and the
+ * tail cursor moves only after the head cursor has passed a job enqueued
+ * at or before the time, which stops it.  With the place at index P of
+ * n jobs (-1: the head), the head cursor stops at round P + 1 and the
+ * tail cursor at round n - 1 - P: min(P + 1, n - 1 - P) rounds, which go
+ * to the candidate index's rent (job_index.c) - what the walk cost is
+ * what the index would save (tests/unit/test_job_place.c checks both).
  */
 qs_job *qsi_job_time_place(qs_transport *t, int64_t queued_time,
                            qs_job **walk, qs_job **unread)
@@ -124,8 +128,8 @@ qs_job *qsi_job_time_place(qs_transport *t, int64_t queued_time,
     qs_job *walk_before = *walk, *unread_before = *unread;
 #endif
     for (;; steps++) {
-        if (!head || queued_time - head->message->queued_time < 0) {
-            place = head ? head->tprev : t->ttail;
+        if (queued_time - head->message->queued_time < 0) {
+            place = head->tprev;
             if (!head_saw_walk)
                 *walk = NULL;
             if (!head_saw_unread)

@@ -79,6 +79,6 @@ mutant move-unmarked preempt.c \
 mutant link-unmarked jobs.c \
     's|^    job->misplaced = t->jobs_misplaced > 0; /\* counted once it is linked \*/$|    job->misplaced = 0;|'
 mutant ties-first job_place.c \
-    's|^        if (!head \|\| queued_time - head->message->queued_time < 0) {$|        if (!head \|\| queued_time - head->message->queued_time <= 0) {|'
+    's|^        if (queued_time - head->message->queued_time < 0) {$|        if (queued_time - head->message->queued_time <= 0) {|'
 mutant walk-turned job_place.c \
     's|^            if (!head_saw_walk)$|            if (head_saw_walk)|'

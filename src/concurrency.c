@@ -125,8 +125,8 @@ static void queue_unpark(qs_transport *t, qs_queue *q);
  * (assign.c, S-PFX-11's settled batches). */
 qs_queue *qsi_queue_live(const qs_transport *t, const char *name, size_t len)
 {
-    qs_queue *q = qs_map_get_hashed(&t->queues, qs_map_hash_len(name, len),
-                                    name, 0);
+    qs_queue *q = qs_map_get_hashed_len(&t->queues,
+                                        qs_map_hash_len(name, len), name, len);
     return q && !q->parked ? q : NULL;
 }
 
@@ -137,7 +137,7 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
 {
     /* hashed once: look-up, insertion, and queue_destroy's delete */
     uint64_t h = qs_map_hash_len(name, len);
-    qs_queue *q = qs_map_get_hashed(&t->queues, h, name, 0);
+    qs_queue *q = qs_map_get_hashed_len(&t->queues, h, name, len);
     if (q && !q->parked)
         return q;
     if (q) {

@@ -158,6 +158,41 @@ void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
     return m->slot[find(m, h, str, num)].value;
 }
 
+/* The stored key `key` is the len bytes of str and ends there (its NUL):
+ * whole words while eight or more bytes are left, then bytes; neither
+ * string is read past its len + 1 bytes. */
+static int key_eq_len(const char *key, const char *str, size_t len)
+{
+    uint64_t a, b;
+    size_t i = 0;
+    for (; len - i >= 8; i += 8) {
+        memcpy(&a, key + i, 8);
+        memcpy(&b, str + i, 8);
+        if (a != b)
+            return 0;
+    }
+    for (; i < len; i++)
+        if (key[i] != str[i])
+            return 0;
+    return key[len] == 0;
+}
+
+void *qs_map_get_hashed_len(const qs_map *m, uint64_t h, const char *str,
+                            size_t len)
+{
+    size_t mask, i;
+    if (!m->count)
+        return NULL;
+    mask = m->cap - 1;
+    for (i = (size_t)h & mask; m->slot[i].value; i = (i + 1) & mask) {
+        const qs_map_slot *n = &m->slot[i];
+        if (n->hash == h && n->num == 0 && n->str &&
+            key_eq_len(n->str, str, len))
+            return n->value;
+    }
+    return NULL;
+}
+
 /* Doubles the table (8 slots to start) and re-places every entry by its
  * stored hash; nothing is rehashed.  Doubling keeps the total work of all
  * growths linear in the number of insertions.  On failure the old table

@@ -1,10 +1,11 @@
 # shellcheck shell=sh
 # tests/lib/streams.sh - shell helpers of the differential tests that
 # compare builds of qsched on generated streams (tests/sh/blocker-index.sh,
-# tests/sh/settled-batches.sh).  Sourced, not run: tests/run.sh runs only
-# tests/sh/*.sh.  Sourcing it starts the test: set -u, a scratch
-# directory $t removed on exit, ok NAME and no NAME REASON (its ok and
-# FAIL lines), and $Q, the qsched that generates the streams.
+# tests/sh/settled-batches.sh, tests/sh/time-place.sh).  Sourced, not
+# run: tests/run.sh runs only tests/sh/*.sh.  Sourcing it starts the
+# test: set -u, a scratch directory $t removed on exit, ok NAME and no
+# NAME REASON (its ok and FAIL lines), and $Q, the qsched that generates
+# the streams.
 set -u
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
@@ -58,4 +59,36 @@ mutant_tree() {
         no "mutant-$1-applies" "the mutation did not change src/$3"
         return 1
     fi
+}
+
+# run BIN FILE ARGS...: the trace, --stats and the exit status in one text
+# (what the differential tests compare), with $RUN_FLAGS (default none)
+# before the file; a run that hangs is cut at 30 s (a mutant's loop).
+RUN_FLAGS=
+run() {
+    run_b=$1 run_f=$2
+    shift 2
+    # shellcheck disable=SC2086
+    timeout 30 "$run_b" "$@" $RUN_FLAGS --stats "$run_f" 2>&1
+    echo "exit $?"
+}
+
+# mutant NAME FILE SED: a copy of the sources with src/FILE changed by the
+# sed script (mutant_tree), built, must differ from the reference build
+# $t/ref on one of the generated streams $t/*-*.events (ok
+# mutant-NAME-caught, with the stream and the mutant's exit status; FAIL
+# if it agrees on all $gen_count).
+mutant() {
+    mut_d="$t/mut-$1"
+    mutant_tree "$1" "$mut_d" "$2" "$3" || return
+    build "$mut_d/build" "" "$mut_d"
+    for mut_f in "$t"/*-*.events; do
+        run "$t/ref/qsched" "$mut_f" >"$t/r.out"
+        run "$mut_d/build/qsched" "$mut_f" >"$t/m.out"
+        if ! cmp -s "$t/r.out" "$t/m.out"; then
+            ok "mutant-$1-caught ($(basename "$mut_f"): $(tail -1 "$t/m.out"))"
+            return
+        fi
+    done
+    no "mutant-$1-caught" "the mutant agreed with the reference on $gen_count streams"
 }

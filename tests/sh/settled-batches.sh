@@ -45,14 +45,6 @@ gen_streams 300 "transports 1 8000" "transports 2 8000" "blockers 1 8000" \
 n=$gen_count
 [ "$n" -ge 14 ] || no streams "only $n streams generated"
 
-# run BIN FILE ARGS...: trace, stats and exit status in one file
-run() {
-    b=$1 f=$2
-    shift 2
-    "$b" "$@" --stats "$f" 2>&1
-    echo "exit $?"
-}
-
 differ=""
 for f in "$t"/*-*.events; do
     run "$t/ref/qsched" "$f" >"$t/r.out"
@@ -76,23 +68,6 @@ if [ $scenes -lt 100 ]; then no scenes "only $scenes scenes found"
 elif [ -n "$differ" ]; then no scenes "differ:$differ"
 else ok "scenes ($scenes)"; fi
 
-# mutant NAME FILE SED: src/FILE changed by the sed script must differ
-# from the reference on one of the generated streams
-mutant() {
-    d="$t/mut-$1"
-    mutant_tree "$1" "$d" "$2" "$3" || return
-    build "$d/build" "" "$d"
-    for f in "$t"/*-*.events; do
-        run "$t/ref/qsched" "$f" >"$t/r.out"
-        timeout 30 "$d/build/qsched" --stats "$f" >"$t/m.out" 2>&1
-        echo "exit $?" >>"$t/m.out"
-        if ! cmp -s "$t/r.out" "$t/m.out"; then
-            ok "mutant-$1-caught ($(basename "$f"))"
-            return
-        fi
-    done
-    no "mutant-$1-caught" "the mutant agreed with the reference on $n streams"
-}
 mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/        (void)m;/'
 mutant dead-settled assign.c 's/^                if (!q || q->dead)$/                if (!q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'

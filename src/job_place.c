@@ -7,7 +7,8 @@
  * order: a job "is enqueued on the transport's job list based on the time
  * its message was picked up by nqmgr", and "some jobs will be created for
  * the first time long after the first batch of recipients was read in
- * core" (spec/preemption.md S-PRE-13).  Owns: qsi_job_time_place, and the
+ * core" (spec/preemption.md S-PRE-13).  Owns: qsi_job_time_place, S-PRE-13's
+ * walks from the tail (qsi_job_tail_place, qsi_job_tail_place_time), and the
  * argument for why its answer is S-PRE-13's (below).  The misplaced
  * counts it relies on are kept by jobs.c (job_link, job_unlink) and
  * preempt.c (the move of S-PRE-8, through qsi_job_misplace in
@@ -62,32 +63,55 @@
 #include <stdlib.h>
 #include "sched_int.h"
 
-#ifdef QSCHED_CROSSCHECK
-/* S-PRE-13's walks from the tail, as jobs.c does them with no index:
- * both must stop at `place`, and pass the jobs the answer says they
- * pass. */
-static void crosscheck(const qs_transport *t, int64_t queued_time,
-                       const qs_job *place, const qs_job *walk,
-                       const qs_job *walk_after, const qs_job *unread,
-                       const qs_job *unread_after)
+/* S-PRE-13's walks from the tail, the rule itself: job_link takes them
+ * while a job is misplaced, and crosscheck builds repeat them beside the
+ * index and the walk from both ends.  On the scheduler's list the place
+ * is after the last job without a stack parent enqueued at or before
+ * queued_time; *walk becomes NULL if the walk passes it.  *steps: the
+ * jobs passed (the caller's rent, job_index.c). */
+qs_job *qsi_job_tail_place(const qs_transport *t, int64_t queued_time,
+                           qs_job **walk, int64_t *steps)
 {
-    const qs_job *j, *w = walk, *u = unread;
-    for (j = t->jtail; j; j = j->lprev) {
-        if (j->parent == NULL &&
-            queued_time - j->message->queued_time >= 0)
+    qs_job *j;
+    *steps = 0;
+    for (j = t->jtail; j; j = j->lprev, ++*steps) {
+        if (j->parent == NULL && queued_time - j->message->queued_time >= 0)
             break;
-        if (j == w)
-            w = NULL;
+        if (j == *walk)
+            *walk = NULL;
     }
-    if (j != place || w != walk_after)
-        abort();
-    for (j = t->ttail; j; j = j->tprev) {
+    return j;
+}
+
+/* ... and on the by-time list: after the last job enqueued at or before
+ * queued_time; *unread becomes NULL if the walk passes it. */
+qs_job *qsi_job_tail_place_time(const qs_transport *t, int64_t queued_time,
+                                qs_job **unread, int64_t *steps)
+{
+    qs_job *j;
+    *steps = 0;
+    for (j = t->ttail; j; j = j->tprev, ++*steps) {
         if (queued_time - j->message->queued_time >= 0)
             break;
-        if (j == u)
-            u = NULL;
+        if (j == *unread)
+            *unread = NULL;
     }
-    if (j != place || u != unread_after)
+    return j;
+}
+
+#ifdef QSCHED_CROSSCHECK
+/* Both walks from the tail must stop at `place` and pass what the walk
+ * from both ends says they pass. */
+static void crosscheck(const qs_transport *t, int64_t queued_time,
+                       const qs_job *place, qs_job *walk,
+                       const qs_job *walk_after, qs_job *unread,
+                       const qs_job *unread_after)
+{
+    int64_t steps;
+    if (qsi_job_tail_place(t, queued_time, &walk, &steps) != place ||
+        walk != walk_after ||
+        qsi_job_tail_place_time(t, queued_time, &unread, &steps) != place ||
+        unread != unread_after)
         abort();
 }
 #endif

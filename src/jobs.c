@@ -173,27 +173,17 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
 #ifdef QSCHED_CROSSCHECK
         {
             /* fuzz builds: the index finds what the walk finds */
-            qs_job *w, *c = t->job_walk;
-            for (w = t->jtail; w; w = w->lprev) {
-                if (w->parent == NULL &&
-                    m->queued_time - w->message->queued_time >= 0)
-                    break;
-                if (c == w)
-                    c = NULL;
-            }
-            if (w != prev || c != walk)
+            qs_job *c = t->job_walk;
+            int64_t steps;
+            if (qsi_job_tail_place(t, m->queued_time, &c, &steps) != prev ||
+                c != walk)
                 abort();
         }
 #endif
     } else {
-        int64_t steps = 0;
-        for (next = NULL; prev; next = prev, prev = prev->lprev, steps++) {
-            if (prev->parent == NULL &&
-                m->queued_time - prev->message->queued_time >= 0)
-                break;
-            if (walk == prev)
-                walk = NULL;
-        }
+        int64_t steps;
+        prev = qsi_job_tail_place(t, m->queued_time, &walk, &steps);
+        next = prev ? prev->lnext : t->jhead;
         QSI_CIX_RENT(t, steps); /* (the index off: job_index.c) */
     }
     job->lprev = prev;
@@ -232,25 +222,18 @@ static void job_link(qs_sched *s, qs_job *job, int revived)
             unread = NULL;
 #ifdef QSCHED_CROSSCHECK
         {
-            qs_job *w, *u = t->job_next_unread;
-            for (w = t->ttail; w; w = w->tprev) {
-                if (m->queued_time - w->message->queued_time >= 0)
-                    break;
-                if (u == w)
-                    u = NULL;
-            }
-            if (w != prev || u != unread)
+            qs_job *u = t->job_next_unread;
+            int64_t steps;
+            if (qsi_job_tail_place_time(t, m->queued_time, &u, &steps) !=
+                    prev ||
+                u != unread)
                 abort();
         }
 #endif
     } else {
-        int64_t steps = 0;
-        for (next = NULL; prev; next = prev, prev = prev->tprev, steps++) {
-            if (m->queued_time - prev->message->queued_time >= 0)
-                break;
-            if (unread == prev)
-                unread = NULL;
-        }
+        int64_t steps;
+        prev = qsi_job_tail_place_time(t, m->queued_time, &unread, &steps);
+        next = prev ? prev->tnext : t->thead;
         QSI_CIX_RENT(t, steps);
     }
     job->tprev = prev;

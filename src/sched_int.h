@@ -974,6 +974,10 @@ qs_job *qsi_cix_candidate(qs_sched *s, qs_job *current, int64_t max_slots,
  * sequence (t->jobs_misplaced == 0), and the marking that keeps count */
 qs_job *qsi_job_time_place(qs_transport *t, int64_t queued_time,
                            qs_job **walk, qs_job **unread);
+qs_job *qsi_job_tail_place(const qs_transport *t, int64_t queued_time,
+                           qs_job **walk, int64_t *steps);
+qs_job *qsi_job_tail_place_time(const qs_transport *t, int64_t queued_time,
+                                qs_job **unread, int64_t *steps);
 static inline void qsi_job_misplace(qs_transport *t, qs_job *job)
 {
     if (!job->misplaced) {

@@ -403,7 +403,8 @@ void qsi_message_read(qs_sched *s, qs_message *m, int64_t limit)
             g->t = m->groups[b[-1].group].t;
             b->limit1 = b[-1].limit1;
         }
-        else if ((g->t = qsi_transport_find(s, g->transport)) != NULL)
+        else if ((g->t = qsi_transport_find_len(s, g->transport,
+                                                g->transport_len)) != NULL)
             /* an existing transport is the object the resolve would find
              * (transports live as long as the scheduler; finding one
              * creates nothing): its limit is the parameter, resolved

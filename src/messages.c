@@ -258,6 +258,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
                 str = copy_name(str, g->transport, tlen, 1);
             }
             prev_tlen = tlen;
+            m->groups[i].transport_len = (unsigned char)tlen;
             if (g->local) {
                 m->groups[i].local = str;
                 m->groups[i].local_len = (unsigned char)llen;

@@ -285,6 +285,9 @@ struct qs_job {
 struct qs_transport {
     char *name;
     size_t name_len;          /* strlen(name), for the trace */
+    uint64_t name_word;       /* a name of under 8 bytes as one word: its
+                                 bytes, then NULs; 0 for a longer name
+                                 (qsi_transport_find_len) */
     uint64_t serial;
     /* parameters (S-EV-2); names as in main.cf without the prefix:
      * slot_cost is k of the inflation argument (delivery_slot_cost), then
@@ -390,6 +393,9 @@ typedef struct qs_mgroup {
                                  S-EV-7 are 64 and 200): a recipient's own
                                  address is built without measuring them
                                  (batch_order.c, issue 16) */
+    unsigned char transport_len; /* strlen(transport) (at most 64): its
+                                 transport is found without strcmp
+                                 (qsi_transport_find_len) */
     qs_transport *t;          /* the transport, once a batch met the group
                                  (transports live as long as the scheduler) */
 } qs_mgroup;
@@ -726,6 +732,11 @@ int qsi_postfix(const qs_sched *s);
  * calls the function, as its proofs assume. */
 #define qsi_postfix(s) ((s)->profile == QS_PROFILE_POSTFIX)
 qs_transport *qsi_transport_find(const qs_sched *s, const char *name);
+/* The same for a name of len = strlen(name) bytes followed by at least
+ * 8 - len readable bytes (a message's copy of a group's transport,
+ * messages.c): a name under 8 bytes is compared as one word. */
+qs_transport *qsi_transport_find_len(const qs_sched *s, const char *name,
+                                     size_t len);
 qs_transport *qsi_transport_obtain(qs_sched *s, const char *name);
 void qsi_transport_ring_insert(qs_sched *s, qs_transport *t);
 

@@ -158,22 +158,46 @@ void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
     return m->slot[find(m, h, str, num)].value;
 }
 
-/* The stored key `key` is the len bytes of str and ends there (its NUL):
- * whole words while eight or more bytes are left, then bytes; neither
- * string is read past its len + 1 bytes. */
+/* Bytes 8 - n .. 15 of it are the mask of a word's first n bytes, in
+ * memory order whatever the machine's byte order. */
+static const unsigned char first_bytes_mask[16] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/* The stored key `key` is the len bytes of str and ends there (its NUL),
+ * compared a word at a time: a key under 8 bytes as one word masked to
+ * its len bytes; a longer one by whole words, then its last 8 bytes
+ * (overlapping the words before: no byte loop, whose trip count varied
+ * with every name - issue 16, destinations of 9 to 20 bytes).  What is
+ * read: the first 8 bytes of both (map.h: str's by the contract of
+ * qs_map_hash_len when len > 0, a stored key's by that of
+ * qs_map_get_hashed_len), and
+ * no byte at or past len of either except key[len]; a key shorter than
+ * len differs from str within its first word holding its NUL, as before:
+ * str has no NUL in its len bytes. */
 static int key_eq_len(const char *key, const char *str, size_t len)
 {
-    uint64_t a, b;
+    uint64_t a, b, mask;
     size_t i = 0;
+    if (len < 8) {
+        if (len == 0) /* (str may have no readable byte) */
+            return key[0] == 0;
+        memcpy(&a, key, 8);
+        memcpy(&b, str, 8);
+        memcpy(&mask, first_bytes_mask + 8 - len, 8);
+        return ((a ^ b) & mask) == 0 && key[len] == 0;
+    }
     for (; len - i >= 8; i += 8) {
         memcpy(&a, key + i, 8);
         memcpy(&b, str + i, 8);
         if (a != b)
             return 0;
     }
-    for (; i < len; i++)
-        if (key[i] != str[i])
+    if (i < len) { /* the last len - i bytes, as the last word of all */
+        memcpy(&a, key + len - 8, 8);
+        memcpy(&b, str + len - 8, 8);
+        if (a != b)
             return 0;
+    }
     return key[len] == 0;
 }
 

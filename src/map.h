@@ -51,7 +51,10 @@ void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
 /* qs_map_get_hashed for a string key (num 0) of known length len, such
  * as qs_map_hash_len hashes: the stored key must be exactly those len
  * bytes, compared eight at a time (issue 16: a strcmp call per found
- * destination queue, 2% of the blockers shape's time). */
+ * destination queue, 2% of the blockers shape's time).  str is read as
+ * for qs_map_hash_len; the map's stored keys must each have their first
+ * 8 bytes readable (the destination queues' names: a name buffer of at
+ * least QSI_QUEUE_NAME_POOLED bytes, sched_int.h). */
 void *qs_map_get_hashed_len(const qs_map *m, uint64_t h, const char *str,
                             size_t len);
 int qs_map_put_hashed(qs_map *m, uint64_t h, const char *str, uint64_t num,

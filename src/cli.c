@@ -198,6 +198,10 @@ static void run_flush(run_ctx *c)
 static void run_sink(void *vp, const qs_trace *r)
 {
     run_ctx *c = vp;
+    /* deliver and defer, the most of every trace, straight into the
+     * buffer when it has the room (no flush: no output error can arise) */
+    if (qs_trace_append_common(c->bp, r))
+        return;
     /* most records of the explain level are dropped without --explain:
      * drop them here, before any work */
     if (!c->pr.explain && r->kind != QS_T_FBWARN && !QS_TRACE_IS_DEFAULT(r))

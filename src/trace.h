@@ -48,12 +48,12 @@ typedef struct qs_buffered_printer {
     char buf[QS_PRINT_BUFFER];
 } qs_buffered_printer;
 void qs_trace_print_buffered(void *bp, const qs_trace *r);
-/* The commonest records (deliver, defer: default level) appended as
- * qs_trace_print_buffered would, when that needs no flush and no general
- * formatting (its names given with their lengths, of 1 to 256 bytes, and
- * no negative number): 1 if done, 0 if r is left to qs_trace_print_buffered
- * (issue 16: the sink's tests of level, kind, format and room, made once
- * for most lines). */
+/* A record of the default level (deliver, defer, idle, window, dead,
+ * revive) appended as qs_trace_print_buffered would, when that needs no
+ * flush and no general formatting (text lines; its names given with
+ * their lengths, of 1 to 256 bytes; no negative number): 1 if done, 0 if
+ * r is left to qs_trace_print_buffered (issue 16: the sink's tests of
+ * level, kind, format and room, made once for most lines). */
 int qs_trace_append_common(qs_buffered_printer *bp, const qs_trace *r);
 void qs_printer_flush(qs_buffered_printer *bp);
 /* The --stats report. */

@@ -1,12 +1,13 @@
 /*
- * test_trace_buffered.c - the CLI printer's lines of deliver and defer
+ * test_trace_buffered.c - the CLI printer's lines of the default-level
  * records (src/trace.c qs_trace_append_common, qs_trace_print_buffered;
- * issue 16: these two lines are built apart from the general fast path).
+ * issue 16: these lines are built apart from the general fast path).
  *
- * Owns: the promise of trace.h - a deliver or defer record appended to
- * the buffer gives the line of spec/trace.md, "deliver D<handle> MSG
- * T:DEST N" or "defer MSG T:DEST N", then a newline, and nothing else of
- * the buffer changes; qs_trace_append_common takes exactly the records
+ * Owns: the promise of trace.h - a record of the default level appended
+ * to the buffer gives its line of spec/trace.md, "deliver D<handle> MSG
+ * T:DEST N", "defer MSG T:DEST N", "window T:DEST OLD NEW", "dead
+ * T:DEST", "revive T:DEST WINDOW" or "idle", then a newline, and nothing
+ * else of the buffer changes; qs_trace_append_common takes exactly the records
  * it can write from the scheduler's lengths (every name given with its
  * length, 1 to 256 bytes, no negative number, room for a line of 1024)
  * and leaves the others to qs_trace_print_buffered, which writes the
@@ -45,20 +46,55 @@ static const char *name_of(char *store, size_t n, char first)
  * through qs_trace_append_common, then, if it declined,
  * qs_trace_print_buffered; checks the line, the newline, the rest of the
  * buffer, and whether append_common took it as it should have. */
-static void one(const qs_trace *r, size_t at, int should_take)
+/* the contract of trace.h: a printed name, given with its length of 1
+ * to 256 bytes */
+static int name_ok(const char *name, size_t len)
+{
+    return name && len >= 1 && len <= 256;
+}
+
+static void one(const qs_trace *r, size_t at)
 {
     char want[2048];
-    int w, took;
+    int w, took, should_take;
     size_t i;
+    int msg = r->kind == QS_T_DELIVER || r->kind == QS_T_DEFER;
+    should_take = QS_PRINT_BUFFER - at >= 1024;
+    if (r->kind != QS_T_IDLE)
+        should_take = should_take && name_ok(r->transport, r->transport_len) &&
+                      name_ok(r->dest, r->dest_len);
+    if (msg)
+        should_take = should_take && name_ok(r->msg, r->msg_len) &&
+                      r->n >= 0 && r->handle >= 0;
+    else if (r->kind != QS_T_IDLE)
+        should_take = should_take && r->a >= 0 && r->b >= 0;
     const char *m = r->msg ? r->msg : "(null)";
     const char *t = r->transport ? r->transport : "(null)";
     const char *d = r->dest ? r->dest : "(null)";
-    if (r->kind == QS_T_DELIVER)
+    switch (r->kind) {
+    case QS_T_DELIVER:
         w = snprintf(want, sizeof want, "deliver D%lld %s %s:%s %lld\n",
                      (long long)r->handle, m, t, d, (long long)r->n);
-    else
+        break;
+    case QS_T_DEFER:
         w = snprintf(want, sizeof want, "defer %s %s:%s %lld\n", m, t, d,
                      (long long)r->n);
+        break;
+    case QS_T_WINDOW:
+        w = snprintf(want, sizeof want, "window %s:%s %lld %lld\n", t, d,
+                     (long long)r->a, (long long)r->b);
+        break;
+    case QS_T_DEAD:
+        w = snprintf(want, sizeof want, "dead %s:%s\n", t, d);
+        break;
+    case QS_T_REVIVE:
+        w = snprintf(want, sizeof want, "revive %s:%s %lld\n", t, d,
+                     (long long)r->a);
+        break;
+    default:
+        w = snprintf(want, sizeof want, "idle\n");
+        break;
+    }
     memset(bp.buf, 0x5a, sizeof bp.buf);
     bp.len = at;
     took = qs_trace_append_common(&bp, r);
@@ -88,9 +124,19 @@ static void one(const qs_trace *r, size_t at, int should_take)
 static void record(qs_trace *r, enum qs_trace_kind kind, long long handle,
                    const char *m, const char *t, const char *d, long long n)
 {
+    int has_msg = kind == QS_T_DELIVER || kind == QS_T_DEFER;
     memset(r, 0, sizeof *r);
     r->kind = kind;
     r->handle = kind == QS_T_DELIVER ? handle : 0;
+    if (!has_msg) { /* the numbers are a (and b: window) */
+        r->a = kind == QS_T_DEAD ? 0 : handle;
+        r->b = kind == QS_T_WINDOW ? n : 0;
+        r->transport = t;
+        r->dest = d;
+        r->transport_len = t ? strlen(t) : 0;
+        r->dest_len = d ? strlen(d) : 0;
+        return;
+    }
     r->msg = m;
     r->transport = t;
     r->dest = d;
@@ -116,59 +162,58 @@ int main(void)
     qs_trace r;
     int kind;
     bp.p.out = stdout; /* (never flushed: the lines stay in the buffer) */
-    for (kind = 0; kind < 2; kind++) {
-        enum qs_trace_kind kd = kind ? QS_T_DEFER : QS_T_DELIVER;
+    for (kind = 0; kind < 6; kind++) {
+        static const enum qs_trace_kind kinds[6] = {
+            QS_T_DELIVER, QS_T_DEFER, QS_T_WINDOW, QS_T_DEAD, QS_T_REVIVE,
+            QS_T_IDLE};
+        enum qs_trace_kind kd = kinds[kind];
         /* every number in each numeric field, short names */
         for (i = 0; i < nn; i++)
             for (j = 0; j < nn; j++) {
                 record(&r, kd, nums[i], name_of(ms, 2, 'M'),
                        name_of(ts, 4, 's'), name_of(ds, 9, 'b'), nums[j]);
-                one(&r, 0, 1);
+                one(&r, 0);
             }
         /* every length in each name, the others at a few lengths */
         for (i = 0; i < nl; i++)
             for (j = 0; j < nl; j++)
                 for (k = 0; k < nl; k += 3) {
-                    int fits = lens[i] <= 256 && lens[j] <= 256 &&
-                               lens[k] <= 256;
                     record(&r, kd, 4321, name_of(ms, lens[i], 'M'),
                            name_of(ts, lens[j], 'a'),
                            name_of(ds, lens[k], 'A'), 7);
-                    one(&r, 100, fits);
+                    one(&r, 100);
                 }
         /* lengths unknown (0), one name at a time: measured instead */
         record(&r, kd, 5, name_of(ms, 3, 'M'), name_of(ts, 4, 's'),
                name_of(ds, 10, 'b'), 2);
         r.msg_len = 0;
-        one(&r, 0, 0);
+        one(&r, 0);
         record(&r, kd, 5, ms, ts, ds, 2);
         r.transport_len = 0;
-        one(&r, 0, 0);
+        one(&r, 0);
         record(&r, kd, 5, ms, ts, ds, 2);
         r.dest_len = 0;
-        one(&r, 0, 0);
+        one(&r, 0);
         /* null names (with length 0, as the scheduler would never pass) */
         record(&r, kd, 5, NULL, ts, ds, 2);
-        one(&r, 0, 0);
+        one(&r, 0);
         record(&r, kd, 5, ms, NULL, ds, 2);
-        one(&r, 0, 0);
+        one(&r, 0);
         record(&r, kd, 5, ms, ts, NULL, 2);
-        one(&r, 0, 0);
+        one(&r, 0);
         /* negative numbers: the general code, with the sign */
         record(&r, kd, 5, ms, ts, ds, -1);
-        one(&r, 0, 0);
+        one(&r, 0);
         record(&r, kd, 5, ms, ts, ds, LLONG_MIN);
-        one(&r, 0, 0);
-        if (kd == QS_T_DELIVER) {
-            record(&r, kd, -7, ms, ts, ds, 3);
-            one(&r, 0, 0);
-        }
+        one(&r, 0);
+        record(&r, kd, -7, ms, ts, ds, 3);
+        one(&r, 0);
         /* the room: exactly 1024 left is enough, 1023 is not (the
          * general path flushes first) */
         record(&r, kd, 5, ms, ts, ds, 2);
-        one(&r, QS_PRINT_BUFFER - 1024, 1);
+        one(&r, QS_PRINT_BUFFER - 1024);
         bp.p.out = fopen("/dev/null", "w");
-        one(&r, QS_PRINT_BUFFER - 1023, 0);
+        one(&r, QS_PRINT_BUFFER - 1023);
         fclose(bp.p.out);
         bp.p.out = stdout;
         bp.len = 0;
@@ -180,9 +225,11 @@ int main(void)
     CHECK("trace-buffered/jsonl-declined",
           qs_trace_append_common(&bp, &r) == 0 && bp.len == 0);
     bp.p.jsonl = 0;
-    /* other kinds: declined (their lines are fast_format's) */
-    r.kind = QS_T_WINDOW;
-    CHECK("trace-buffered/window-declined",
+    /* a record of the explain level: declined (not a line of this
+     * printer's fast path) */
+    record(&r, QS_T_WINDOW, 1, ms, ts, ds, 2);
+    r.kind = QS_T_RCPTPOOL;
+    CHECK("trace-buffered/explain-declined",
           qs_trace_append_common(&bp, &r) == 0 && bp.len == 0);
     printf("# %d lines\n", lines);
     CHECK("trace-buffered/lines", lines > 2000);

@@ -160,7 +160,8 @@ qs_queue *qsi_queue_obtain(qs_sched *s, qs_transport *t, const char *name,
          * name of 48 bytes or more): batch_order.c reads its first 8. */
         _Static_assert(QSI_QUEUE_NAME_POOLED >= 8, "a name's first 8 bytes");
         if (len + 1 <= QSI_QUEUE_NAME_POOLED) /* with its NUL */
-            q = qsi_pool_get(&s->queue_pool);
+            q = qsi_pool_get_sized(&s->queue_pool,
+                                   sizeof(qs_queue) + QSI_QUEUE_NAME_POOLED);
         else
             q = qsi_calloc(1, sizeof *q + len + 1);
         q->name = memcpy(q->name_buf, name, len + 1);

@@ -405,7 +405,7 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
     int revived = job != NULL;
     /* New: all counters 0, on no list (level -1) until linked below. */
     if (!job) {
-        job = qsi_pool_get(&s->job_pool);
+        job = qsi_pool_get_sized(&s->job_pool, sizeof *job);
         job->message = m;
         job->transport = t;
         job->serial = ++s->serial;

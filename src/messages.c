@@ -51,6 +51,7 @@
 #include "sched_int.h"
 #include "arrive.h"
 #include "kernels.h"
+#include "words.h"
 
 /* Names as the event language allows them (S-EV-1): a transport name is
  * lower-case letters, digits and '-' (no '_', which separates a transport
@@ -96,11 +97,12 @@ static size_t name_len(const char *str, unsigned cls, size_t max)
 
 /* Copies a name (checked, n bytes) to dst and returns where the next one
  * goes, pad bytes after it (the allocation's zeros end it).  The length
- * is the one the checks measured (name_len), so the copy is one memcpy. */
+ * is the one the checks measured (name_len), so the copy is one copy of
+ * known length (words.h: a word at a time for 4 to 32 bytes, issue 16:
+ * three memcpy calls per group were 2% of the mixed shape). */
 static char *copy_name(char *dst, const char *name, size_t n, size_t pad)
 {
-    memcpy(dst, name, n);
-    return dst + n + pad;
+    return copy_short(dst, name, n) + pad;
 }
 
 /* The checks measure every name of a group; the lengths of the first

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "trace.h"
+#include "words.h"
 
 /* The six kinds of the default level: the decisions a conforming
  * implementation must print (tests/conformance compares only these). */
@@ -309,48 +310,7 @@ static inline char *fast_num(char *p, unsigned long long u)
         (p) += sizeof lit - 1;                                              \
     } while (0)
 
-/* n bytes of a measured name at p; returns the end.  Names of 4..32
- * bytes (almost all: message ids, transports, next-hops, addresses) are
- * copied as two overlapping halves of whole words - the first and the
- * last 4, 8 or 16 bytes - which read and write only the name's bytes and
- * the line's room: no call of the C library's memcpy, whose dispatch on
- * the length cost about as much as the copy (issue 16). */
-static void copy8(char *d, const char *s)
-{
-    uint64_t w;
-    memcpy(&w, s, 8);
-    memcpy(d, &w, 8);
-}
-
-static void copy4(char *d, const char *s)
-{
-    uint32_t w;
-    memcpy(&w, s, 4);
-    memcpy(d, &w, 4);
-}
-
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline char *fast_name(char *p, const char *name, size_t n)
-{
-    if (n >= 8 && n <= 32) {
-        if (n > 16) {
-            copy8(p, name);
-            copy8(p + 8, name + 8);
-            copy8(p + n - 16, name + n - 16);
-        } else {
-            copy8(p, name);
-        }
-        copy8(p + n - 8, name + n - 8);
-    } else if (n >= 4 && n < 8) {
-        copy4(p, name);
-        copy4(p + n - 4, name + n - 4);
-    } else {
-        memcpy(p, name, n);
-    }
-    return p + n;
-}
+/* Names are copied a word at a time (words.h: copy_short, copy_word8). */
 
 /* The line of a default-level record into buf (len >= 1), or 0 when the
  * general code must build it (another kind, a null name, a negative
@@ -443,20 +403,20 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len,
         return 0;
     /* the head: its 16 bytes (NUL-padded) as two words, of which the
      * line keeps head_len (the room checked above is more than 16) */
-    copy8(p, head);
-    copy8(p + 8, head + 8);
+    copy_word8(p, head);
+    copy_word8(p + 8, head + 8);
     p += head_len;
     if (r->kind == QS_T_DELIVER) { /* the handle, then the message */
         p = fast_num(p, (unsigned long long)r->handle);
         *p++ = ' ';
     }
     if (msg) {
-        p = fast_name(p, r->msg, lm);
+        p = copy_short(p, r->msg, lm);
         *p++ = ' ';
     }
-    p = fast_name(p, r->transport, lt);
+    p = copy_short(p, r->transport, lt);
     *p++ = ':';
-    p = fast_name(p, r->dest, ld);
+    p = copy_short(p, r->dest, ld);
     if (nums > 0) {
         *p++ = ' ';
         p = fast_num(p, x0);
@@ -491,19 +451,19 @@ static size_t line_deliver_defer(const qs_trace *r, char *buf)
         !r->msg || !r->transport || !r->dest)
         return 0;
     if (r->kind == QS_T_DELIVER) { /* deliver D<handle> MSG T:DEST N */
-        copy8(p, "deliver ");
+        copy_word8(p, "deliver ");
         p[8] = 'D';
         p = fast_num(p + 9, (unsigned long long)r->handle);
         *p++ = ' ';
     } else { /* defer MSG T:DEST N: 8 bytes written, 6 kept */
-        copy8(p, "defer   ");
+        copy_word8(p, "defer   ");
         p += 6;
     }
-    p = fast_name(p, r->msg, lm);
+    p = copy_short(p, r->msg, lm);
     *p++ = ' ';
-    p = fast_name(p, r->transport, lt);
+    p = copy_short(p, r->transport, lt);
     *p++ = ':';
-    p = fast_name(p, r->dest, ld);
+    p = copy_short(p, r->dest, ld);
     *p++ = ' ';
     p = fast_num(p, (unsigned long long)r->n);
     return (size_t)(p - buf);
@@ -523,21 +483,21 @@ static size_t line_dest(const qs_trace *r, char *buf)
         return 0;
     switch (r->kind) {
     case QS_T_DEAD:
-        copy8(p, "dead    "); /* 8 bytes written, 5 kept */
+        copy_word8(p, "dead    "); /* 8 bytes written, 5 kept */
         p += 5;
         break;
     case QS_T_REVIVE:
-        copy8(p, "revive  ");
+        copy_word8(p, "revive  ");
         p += 7;
         break;
     default: /* QS_T_WINDOW */
-        copy8(p, "window  ");
+        copy_word8(p, "window  ");
         p += 7;
         break;
     }
-    p = fast_name(p, r->transport, lt);
+    p = copy_short(p, r->transport, lt);
     *p++ = ':';
-    p = fast_name(p, r->dest, ld);
+    p = copy_short(p, r->dest, ld);
     if (r->kind != QS_T_DEAD) {
         *p++ = ' ';
         p = fast_num(p, (unsigned long long)r->a);

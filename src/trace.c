@@ -439,8 +439,11 @@ static size_t fast_format(const qs_trace *r, char *buf, size_t len,
  * kind, the lengths taken as given (a non-zero length is the name's
  * strlen, qsched.h), one test of the room (three names of at most 256
  * bytes, a head of 9, two numbers of at most 20 and four separators fit
- * in 1024) and no NUL after the line.  Issue 16: the trace's lines cost 180 to 220
- * instructions each, 8 to 13% of a replay. */
+ * in 1024) and no NUL after the line.  Issue 16: the trace's lines cost
+ * 180 to 220 instructions each, 8 to 13% of a replay.  A head is written
+ * as one word of 8 bytes; bytes of it past the head's length are
+ * overwritten by what follows (a name of at least one byte and its
+ * separator), so the line ends up exactly as fast_format's. */
 static size_t line_deliver_defer(const qs_trace *r, char *buf)
 {
     char *p = buf;
@@ -455,7 +458,8 @@ static size_t line_deliver_defer(const qs_trace *r, char *buf)
         p[8] = 'D';
         p = fast_num(p + 9, (unsigned long long)r->handle);
         *p++ = ' ';
-    } else { /* defer MSG T:DEST N: 8 bytes written, 6 kept */
+    } else { /* defer MSG T:DEST N: 8 bytes written, 6 kept (the
+              * message and its space cover the other two) */
         copy_word8(p, "defer   ");
         p += 6;
     }
@@ -483,7 +487,8 @@ static size_t line_dest(const qs_trace *r, char *buf)
         return 0;
     switch (r->kind) {
     case QS_T_DEAD:
-        copy_word8(p, "dead    "); /* 8 bytes written, 5 kept */
+        copy_word8(p, "dead    "); /* 8 written, 5 kept: the transport,
+                                     * ':' and the next-hop cover 3 */
         p += 5;
         break;
     case QS_T_REVIVE:

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "map.h"
+#include "words.h"
 
 /* A key is a string, a number, or both (str may be NULL).  FNV-1a over
  * the string, seeded with the number, then a final mix.
@@ -158,11 +159,6 @@ void *qs_map_get_hashed(const qs_map *m, uint64_t h, const char *str,
     return m->slot[find(m, h, str, num)].value;
 }
 
-/* Bytes 8 - n .. 15 of it are the mask of a word's first n bytes, in
- * memory order whatever the machine's byte order. */
-static const unsigned char first_bytes_mask[16] = {
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0};
-
 /* The stored key `key` is the len bytes of str and ends there (its NUL),
  * compared a word at a time: a key under 8 bytes as one word masked to
  * its len bytes; a longer one by whole words, then its last 8 bytes
@@ -176,15 +172,13 @@ static const unsigned char first_bytes_mask[16] = {
  * str has no NUL in its len bytes. */
 static int key_eq_len(const char *key, const char *str, size_t len)
 {
-    uint64_t a, b, mask;
+    uint64_t a, b;
     size_t i = 0;
     if (len < 8) {
         if (len == 0) /* (str may have no readable byte) */
             return key[0] == 0;
-        memcpy(&a, key, 8);
-        memcpy(&b, str, 8);
-        memcpy(&mask, first_bytes_mask + 8 - len, 8);
-        return ((a ^ b) & mask) == 0 && key[len] == 0;
+        return word_first_bytes(key, len) == word_first_bytes(str, len) &&
+               key[len] == 0;
     }
     for (; len - i >= 8; i += 8) {
         memcpy(&a, key + i, 8);

@@ -86,6 +86,7 @@
 #include <string.h>
 #include "sched_int.h"
 #include "kernels.h"
+#include "words.h"
 
 /* ---- helpers shared by the core files (declared in sched_int.h) ---- */
 
@@ -168,10 +169,6 @@ qs_transport *qsi_transport_find(const qs_sched *s, const char *name)
     return NULL;
 }
 
-/* Bytes 8 - len .. 15 of it are the mask of a name's first len bytes. */
-static const unsigned char name_mask_bytes[16] = {
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0};
-
 /* Transport names are short (smtp, relay, local: S-EV-3's examples), and
  * a name of under 8 bytes is its word of 8 bytes: its bytes, then NULs.
  * Two such words are equal exactly when the names are (a name has no
@@ -183,12 +180,10 @@ qs_transport *qsi_transport_find_len(const qs_sched *s, const char *name,
                                      size_t len)
 {
     qs_transport *t;
-    uint64_t w, mask;
+    uint64_t w;
     if (len >= 8 || s->ntransports > 8)
         return qsi_transport_find(s, name);
-    memcpy(&w, name, 8);
-    memcpy(&mask, name_mask_bytes + 8 - len, 8);
-    w &= mask;
+    w = word_first_bytes(name, len);
     for (t = s->xhead; t; t = t->next)
         if (t->name_word == w)
             return t;

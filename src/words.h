@@ -1,8 +1,9 @@
 /*
  * words.h - short byte strings copied a machine word at a time.
  *
- * Owns: the copy of a name whose length is known, used where names are
- * copied once per event (the message's copies at arrival, messages.c;
+ * Owns: the copy of a name whose length is known, and the load of its
+ * first bytes as one word, used where names are copied or compared once
+ * per event (the message's copies at arrival, messages.c;
  * the trace's lines, trace.c).  Why it exists: names are mostly 4 to 32
  * bytes (message ids, transports, next-hops, addresses), and a call of
  * the C library's memcpy dispatches on the length at about the cost of
@@ -57,6 +58,22 @@ static inline char *copy_short(char *p, const char *name, size_t n)
         memcpy(p, name, n);
     }
     return p + n;
+}
+
+/* The first n bytes at s (n <= 8; 8 bytes readable there) as a word whose
+ * other bytes are 0: two such words are equal exactly when the n bytes
+ * are (map.c's queue names, sched.c's transport names). */
+static inline uint64_t word_first_bytes(const char *s, size_t n)
+{
+    /* bytes 8 - n .. 15: the mask of a word's first n bytes, in memory
+     * order whatever the machine's byte order */
+    static const unsigned char first_mask[16] = {
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0,    0,    0,    0,    0,    0,    0,    0};
+    uint64_t w, mask;
+    memcpy(&w, s, 8);
+    memcpy(&mask, first_mask + 8 - n, 8);
+    return w & mask;
 }
 
 #endif

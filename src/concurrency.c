@@ -336,13 +336,6 @@ static void (queue_mark_dead)(qs_queue *q, int64_t now, int64_t backoff)
     q->revive_at = now + backoff;
 }
 
-/* 1: every deferral of a dying destination moves its job's slots itself,
- * as before runs of one job were told apart (tests/sh/defer-runs.sh
- * builds the reference so) */
-#ifndef QSI_DEFER_EACH
-#define QSI_DEFER_EACH 0
-#endif
-
 /*
  * S-CON-8, S-CON-9: declared dead.  The pseudocode writes it as
  * "concurrency = 0"; what that means in the rest of the system is:
@@ -407,13 +400,7 @@ static void queue_die(qs_sched *s, qs_queue *q)
             QSI_PREFETCH(n->job->message);
             QSI_PREFETCH(n->qnext); /* (NULL at the end: allowed) */
         }
-        /* Entries of one job often follow each other here (one message's
-         * recipients at one destination, in entries of the recipient
-         * limit): their slots move once, after the last of them
-         * (qsi_entry_defer_todo, more_of_job).  Not at the explain level,
-         * which shows each move (`rcptpool`). */
-        qsi_entry_defer_todo(s, e, n && n->job == e->job &&
-                                       !QSI_EXPLAIN(s) && !QSI_DEFER_EACH);
+        qsi_entry_defer_todo(s, e, n); /* (n: runs of one job, there) */
     }
     if (!released)
         qsi_blocker_update(s, q);

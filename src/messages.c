@@ -320,6 +320,13 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
     QSI_BIX_MESSAGE(s, m); /* its jobs may read again */
 }
 
+/* 1: every deferral of a dying destination moves its job's slots itself,
+ * as before runs of one job were told apart (tests/sh/defer-runs.sh
+ * builds the reference so) */
+#ifndef QSI_DEFER_EACH
+#define QSI_DEFER_EACH 0
+#endif
+
 /* S-CON-9: a todo entry of a dead destination is deferred: removed from
  * the active queue; its recipients stay undelivered.
  * In Postfix the recipients go back to the deferred queue to be retried
@@ -328,12 +335,19 @@ static void rcpt_leave_core(qs_sched *s, qs_entry *e)
  * recipients from core, so the slot rules of a `done` apply (S-MEM-5),
  * and the message is checked at the end of the event (it may need to
  * read more, or leave). */
-void qsi_entry_defer_todo(qs_sched *s, qs_entry *e, int more_of_job)
+void qsi_entry_defer_todo(qs_sched *s, qs_entry *e, const qs_entry *next)
 {
     qs_peer *p = e->peer;
     qs_queue *q = e->queue;
     qs_job *job = e->job;
     qs_message *m = job->message;
+    /* Entries of one job often follow each other in a dying destination's
+     * todo list (queue_die: one message's recipients there, in entries of
+     * the recipient limit): their slots move once, after the last of
+     * them (below).  Not at the explain level, which shows each move
+     * (`rcptpool`). */
+    int more_of_job = next && next->job == job && !QSI_EXPLAIN(s) &&
+                      !QSI_DEFER_EACH;
     qs_trace r;
     qsi_trace_start(&r, QS_T_DEFER);
 

@@ -1009,9 +1009,9 @@ void qsi_message_realloc(qs_sched *s, qs_message *m);
 void qsi_run_checks(qs_sched *s);
 void qsi_message_activate(qs_sched *s, qs_message *m);
 
-/* messages.c: deferral and freeing (more_of_job: the next entry
- * deferred is of the same job; see qsi_entry_defer_todo) */
-void qsi_entry_defer_todo(qs_sched *s, qs_entry *e, int more_of_job);
+/* messages.c: deferral (next: the entry deferred after e, or NULL) and
+ * freeing */
+void qsi_entry_defer_todo(qs_sched *s, qs_entry *e, const qs_entry *next);
 void qsi_message_free(qs_sched *s, qs_message *m);
 
 /* concurrency_trace.c: the concurrency scheduler's records (explain

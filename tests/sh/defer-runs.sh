@@ -107,7 +107,7 @@ else ok "explain-level ($gen_count streams)"; fi
 if [ -n "$check" ]; then no check-invariants "broken:$check"
 else ok "check-invariants ($gen_count streams)"; fi
 
-mutant other-job concurrency.c 's/^        qsi_entry_defer_todo(s, e, n \&\& n->job == e->job \&\&$/        qsi_entry_defer_todo(s, e, n \&\&/'
+mutant other-job messages.c 's/^    int more_of_job = next \&\& next->job == job \&\& !QSI_EXPLAIN(s) \&\&$/    int more_of_job = next \&\& !QSI_EXPLAIN(s) \&\&/'
 mutant last-skips messages.c '/^    qsi_message_return_slots(s, m, job);$/{N;s/^    qsi_message_return_slots(s, m, job);\n    qsi_peer_free_if_unused(s, p);$/    qsi_peer_free_if_unused(s, p);/}'
 RUN_FLAGS=--explain
-mutant at-explain concurrency.c 's/^                                       !QSI_EXPLAIN(s) \&\& !QSI_DEFER_EACH);$/                                       !QSI_DEFER_EACH);/'
+mutant at-explain messages.c 's/^    int more_of_job = next \&\& next->job == job \&\& !QSI_EXPLAIN(s) \&\&$/    int more_of_job = next \&\& next->job == job \&\&/'

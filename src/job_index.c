@@ -376,43 +376,33 @@ void qsi_cix_selected(qs_job *job)
 
 /* When the index is kept: on long lists (past CIX_BUILD jobs, gone below
  * CIX_DROP: apart, so that a list hovering around one size does not
- * rebuild it again and again), while it is asked questions.  Its upkeep
- * is paid at every change of the list (a path repaired, 300..500
- * instructions); its answers are wanted by three questions only: the
- * preemption candidate (candidates.c), where a job relinked late goes
- * (job_link, S-PRE-13), the blocker index's walks.  A transport whose
- * preemption test never passes (S-PRE-7) paid for nothing (issue 16:
- * transports, queue).  So a ski rental, on counts:
+ * rebuild it again and again), while it saves walks.  Its upkeep is paid
+ * at every change of the list (a path repaired, 300..500 instructions);
+ * its answers are wanted by three questions only: the preemption
+ * candidate (candidates.c), where a job relinked late goes (job_link,
+ * S-PRE-13), the blocker index's walks.  So a ski rental, on counts:
  *   off, list long: each question walks (preempt_scan.c, job_link) and
- *       pays its steps as rent (QSI_CIX_RENT); past what a build costs
- *       (CIX_BUY steps per listed job: every job into two trees), the
- *       next change of the list builds the index;
- *   on: each change kept up with is idle upkeep, an answer (QSI_CIX_USED)
- *       clears it; past half the list's length (CIX_IDLE_PART 2: a
- *       change's repair costs about what a rebuild spends on two jobs,
- *       and a growing list is still caught up with) the index is dropped,
- *       unless the blocker index wants it (qsi_bix_wanted).
+ *       pays the steps it took as rent (QSI_CIX_RENT); past what a build
+ *       costs (CIX_BUY steps per listed job, up to CIX_OWN jobs: every
+ *       job into two trees), the next change of the list builds it;
+ *   on: each change kept up with is idle upkeep; an answer clears it
+ *       (QSI_CIX_USED) while the walk tried beside one question in
+ *       CIX_SAMPLE (qsi_job_candidate) was long within the last
+ *       CIX_WORTH tries; past half the list's length (CIX_IDLE_PART 2: a
+ *       repair costs about what a rebuild spends on two jobs) the index
+ *       is dropped, unless the blocker index wants it (qsi_bix_wanted).
  * At most about twice the better choice in hindsight; decided by the
- * input alone, so runs stay deterministic.
- *   Not past CIX_OWN jobs: there the list keeps its index, as before the
- * rental, whose prices (instructions) are wrong there: a walk's step is
- * a cache miss and a question walks thousands, a rebuild is thousands of
- * inserts, while the upkeep grows with the tree's height (rented at 100k
- * queued messages, queue cost 37% more per selection: docs/performance.md,
- * session 12, with the thresholds tried).  The thresholds are a cost
- * choice, not a rule: the answer is the same on both sides of them
- * (tests/identity.sh; tests/sh/blocker-index.sh's rental build). */
-#ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
-#define CIX_BUILD 64
-#define CIX_DROP 32
-#endif
-#ifndef CIX_BUY /* (the rental: tests/sh/blocker-index.sh, the coverage */
-#define CIX_BUY 32 /* build, set both, and CIX_OWN, with others) */
-#define CIX_IDLE_PART 2
-#endif
-#ifndef CIX_OWN
-#define CIX_OWN 4096
-#endif
+ * input alone, so runs stay deterministic.  Past CIX_OWN jobs a list
+ * keeps its index for its length alone (built at once, dropped only when
+ * the tried walks are short: cix_let_go then waits for rent), since
+ * there a walk's step is a cache miss and a rebuild thousands of inserts
+ * (rented on every list at 100k queued messages, queue cost 37% more
+ * per selection: docs/performance.md, session 12; the transports
+ * shape's lmtp list, short walks, paid 6% for its index: session 20).
+ * The thresholds are a cost choice, not a rule: the answer is the same
+ * on both sides of them (tests/identity.sh; tests/sh/blocker-index.sh's
+ * rental build; tests/unit/test_index_rental.c holds the moments).
+ * The thresholds: sched_int.h, beside QSI_CIX_RENT. */
 
 /* In list order (each job's lprev is in already); by-time after (cix_prio) */
 static void cix_build(qs_transport *t)
@@ -420,6 +410,8 @@ static void cix_build(qs_transport *t)
     qs_job *j;
     t->cix_on = 1;
     t->cix_idle = 0;
+    t->cix_asked = 0; /* the first question tries the walk */
+    t->cix_worth = CIX_WORTH;
     for (j = t->jhead; j; j = j->lnext)
         qsi_cix_insert(t, j, 1); /* in list order: j->lprev is in */
     for (j = t->thead; j; j = j->tnext)
@@ -443,18 +435,24 @@ static void cix_drop(qs_transport *t)
 void qsi_cix_resize(qs_transport *t)
 {
     if (!t->cix_on) {
-        if (t->njobs <= CIX_BUILD)
+        if (t->njobs <= CIX_BUILD) {
             t->cix_rent = 0; /* rent counts on a long list only */
-        else if (t->njobs > CIX_OWN || t->cix_rent > CIX_BUY * t->njobs ||
-                 qsi_bix_wanted(t))
+            t->cix_let_go = 0;
+        } else if ((t->njobs > CIX_OWN && !t->cix_let_go) ||
+                   t->cix_rent > CIX_BUY * (t->njobs < CIX_OWN ? t->njobs
+                                                               : CIX_OWN) ||
+                   qsi_bix_wanted(t)) {
             cix_build(t);
+        }
         return;
     }
     t->cix_idle++; /* one more change kept up with */
     if (t->njobs < CIX_DROP ||
-        (t->cix_idle > t->njobs / CIX_IDLE_PART && t->njobs <= CIX_OWN &&
-         !qsi_bix_wanted(t)))
+        (t->cix_idle > t->njobs / CIX_IDLE_PART &&
+         (t->njobs <= CIX_OWN || t->cix_worth == 0) && !qsi_bix_wanted(t))) {
+        t->cix_let_go = t->njobs > CIX_OWN;
         cix_drop(t);
+    }
 }
 
 /* ---- where job_link puts a job (S-PRE-13, S-MEM-10) ----

@@ -75,9 +75,12 @@ static int64_t job_max_slots(const qs_job *current, int slot_cost);
   requires current: qs_job_counts_ok(current) && current->transport == t;
   requires cost:    \valid_read(t) && 1 <= t->slot_cost <= QS_COST_MAX;
   requires list:    qs_joblist_ok(current->lnext, s->now);
+  requires bound:   0 <= max_steps <= QS_COUNT_MAX;
   requires out:     \valid(out_delay) && \valid(out_total) && \valid(out_max) &&
-                    \separated(out_delay, out_total, out_max);
-  assigns *out_delay, *out_total, *out_max;
+                    \valid(out_steps) &&
+                    \separated(out_delay, out_total, out_max, out_steps);
+  assigns *out_delay, *out_total, *out_max, *out_steps;
+  ensures steps:    0 <= *out_steps <= max_steps;
   ensures max:      *out_max == \old((current->read_entries -
                                       current->selected_entries +
                                       current->slots_available) / t->slot_cost);
@@ -94,6 +97,7 @@ static int64_t job_max_slots(const qs_job *current, int slot_cost);
 */
 static qs_job *job_candidate_scan(const qs_sched *s, const qs_transport *t,
                                   qs_job *current, int early_stop,
+                                  int64_t max_steps, int64_t *out_steps,
                                   int64_t *out_delay, int64_t *out_total,
                                   int64_t *out_max);
 

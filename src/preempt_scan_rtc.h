@@ -62,8 +62,8 @@ static inline int64_t rtc_check_job_max_slots(const qs_job *current, int slot_co
 }
 #define job_max_slots(...) rtc_check_job_max_slots(__VA_ARGS__)
 
-static qs_job * (job_candidate_scan)(const qs_sched *s, const qs_transport *t, qs_job *current, int early_stop, int64_t *out_delay, int64_t *out_total, int64_t *out_max);
-static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_transport *t, qs_job *current, int early_stop, int64_t *out_delay, int64_t *out_total, int64_t *out_max)
+static qs_job * (job_candidate_scan)(const qs_sched *s, const qs_transport *t, qs_job *current, int early_stop, int64_t max_steps, int64_t *out_steps, int64_t *out_delay, int64_t *out_total, int64_t *out_max);
+static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_transport *t, qs_job *current, int early_stop, int64_t max_steps, int64_t *out_steps, int64_t *out_delay, int64_t *out_total, int64_t *out_max)
 {
     /* checked in part: requires s: \valid_read(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: requires current: \valid_read(p) as p != NULL (the sanitizers check the rest) */
@@ -71,13 +71,15 @@ static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_
     /* not checked at run time: requires list (inductive predicate qs_joblist_ok (recursive: the list it ranges over is walked by check.c instead)) */
     /* checked in part: requires out: \separated as pairwise distinct addresses (overlap of distinct objects: the sanitizers); \valid(p) as p != NULL (the sanitizers check the rest) */
     /* checked in part: ensures fits: \at(..., Pre) of \result read after the call (assigns: only *out-parameters); \valid_read(p) as p != NULL (the sanitizers check the rest) */
-    /* not checked at run time: assigns *out_delay, *out_total, *out_max (a frame condition, proved by WP) */
+    /* not checked at run time: assigns *out_delay, *out_total, *out_max, *out_steps (a frame condition, proved by WP) */
     RTC("job_candidate_scan", "requires", "s", (((s != NULL)) && ((0LL <= ((long long)s->now)) && (((long long)s->now) <= QS_TIME_MAX_RTC))));
     RTC("job_candidate_scan", "requires", "current", (rtc_qs_job_counts_ok(current) && ((current->transport == t))));
     RTC("job_candidate_scan", "requires", "cost", (((t != NULL)) && ((1LL <= ((long long)t->slot_cost)) && (((long long)t->slot_cost) <= QS_COST_MAX_RTC))));
-    RTC("job_candidate_scan", "requires", "out", (((((out_delay != NULL)) && ((out_total != NULL))) && ((out_max != NULL))) && (((const void *)out_delay != (const void *)out_total) && ((const void *)out_delay != (const void *)out_max) && ((const void *)out_total != (const void *)out_max))));
+    RTC("job_candidate_scan", "requires", "bound", ((0LL <= ((long long)max_steps)) && (((long long)max_steps) <= ((long long)QS_COUNT_MAX))));
+    RTC("job_candidate_scan", "requires", "out", ((((((out_delay != NULL)) && ((out_total != NULL))) && ((out_max != NULL))) && ((out_steps != NULL))) && (((const void *)out_delay != (const void *)out_total) && ((const void *)out_delay != (const void *)out_max) && ((const void *)out_delay != (const void *)out_steps) && ((const void *)out_total != (const void *)out_max) && ((const void *)out_total != (const void *)out_steps) && ((const void *)out_max != (const void *)out_steps))));
     long long rtc_old_0 = ((current) != NULL && (t) != NULL) ? ((((((long long)current->read_entries) - ((long long)current->selected_entries)) + ((long long)current->slots_available))) / ((long long)t->slot_cost)) : 0;
-    qs_job * rtc_result = (job_candidate_scan)(s, t, current, early_stop, out_delay, out_total, out_max);
+    qs_job * rtc_result = (job_candidate_scan)(s, t, current, early_stop, max_steps, out_steps, out_delay, out_total, out_max);
+    RTC("job_candidate_scan", "ensures", "steps", ((0LL <= ((long long)(*out_steps))) && (((long long)(*out_steps)) <= ((long long)max_steps))));
     RTC("job_candidate_scan", "ensures", "max", ((((long long)(*out_max)) == rtc_old_0)));
     RTC("job_candidate_scan", "ensures", "score", (!((rtc_result != NULL)) || (((1LL <= ((long long)(*out_total))) && (((long long)(*out_total)) <= ((long long)QS_COUNT_MAX))) && ((0LL <= ((long long)(*out_delay))) && (((long long)(*out_delay)) <= QS_DELAY_SAFE_RTC)))));
     RTC("job_candidate_scan", "ensures", "fits", (!((rtc_result != NULL)) || ((((((rtc_qs_job_counts_ok(rtc_result) && ((rtc_result->child_head == NULL))) && (!rtc_qs_is_blocker(rtc_result)))) && ((1LL <= (rtc_qs_needed(rtc_result))) && ((rtc_qs_needed(rtc_result)) <= ((long long)(*out_max))))) && ((((long long)(*out_total)) == (rtc_qs_total(rtc_result))))) && ((((long long)(*out_delay)) == (rtc_qs_delay(rtc_result, ((long long)s->now))))))));
@@ -85,5 +87,5 @@ static inline qs_job * rtc_check_job_candidate_scan(const qs_sched *s, const qs_
 }
 #define job_candidate_scan(...) rtc_check_job_candidate_scan(__VA_ARGS__)
 
-/* 21 clauses: 20 checked (8 of them in part, as noted), 1 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
+/* 23 clauses: 22 checked (8 of them in part, as noted), 1 not expressible (listed above); 2 complete/disjoint behaviors checked on entry. */
 #endif

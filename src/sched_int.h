@@ -324,7 +324,17 @@ struct qs_transport {
     int64_t cix_rent;         /* while off on a long list: the walk steps
                                  that the questions cost (QSI_CIX_RENT) */
     int64_t cix_idle;         /* while on: list changes the index kept up
-                                 with since it last answered a question */
+                                 with since it last answered a question
+                                 worth it (cix_worth) */
+    int64_t cix_asked;        /* while on: questions it answered */
+    int cix_worth;            /* while on: tries of the walk beside it
+                                 (CIX_SAMPLE) before it stops counting
+                                 questions as uses; CIX_WORTH again at
+                                 each try that would have been long */
+    int cix_let_go;           /* the index was dropped for want of such
+                                 questions while the list was long: it is
+                                 no longer kept for length alone (CIX_OWN),
+                                 until the list is short again */
     int bix_on;               /* and the blocker index (postfix readings,
                                  long walks: blocker_index.c) */
     int bix_hot;              /* the last window of selections averaged
@@ -973,6 +983,28 @@ void qsi_cix_resize(qs_transport *t);
  * again (job_index.c qsi_cix_resize, which reads both). */
 #define QSI_CIX_RENT(t, steps) ((t)->cix_rent += (steps))
 #define QSI_CIX_USED(t) ((t)->cix_idle = 0)
+/* The rental's thresholds (job_index.c qsi_cix_resize). */
+#ifndef CIX_BUILD /* (tests/sh/blocker-index.sh builds with others) */
+#define CIX_BUILD 64
+#define CIX_DROP 32
+#endif
+#ifndef CIX_BUY /* (the rental: tests/sh/blocker-index.sh, the coverage */
+#define CIX_BUY 32 /* build, set both, and CIX_OWN, with others) */
+#define CIX_IDLE_PART 2
+#endif
+#ifndef CIX_OWN
+#define CIX_OWN 4096
+#endif
+/* While the index is on, one question in CIX_SAMPLE also tries the walk,
+ * for CIX_SAMPLE_STEPS jobs at most: a walk that has not ended by then
+ * makes the index worth keeping for the next CIX_WORTH tries
+ * (preempt_scan.c qsi_job_candidate; a cost choice: the answers are the
+ * same either way). */
+#ifndef CIX_SAMPLE /* (tests/sh/blocker-index.sh builds with others) */
+#define CIX_SAMPLE 64
+#define CIX_SAMPLE_STEPS 128
+#define CIX_WORTH 4
+#endif
 qs_job *qsi_cix_time_marker(const qs_transport *t, int64_t queued_time);
 int qsi_cix_after(const qs_job *a, const qs_job *b);
 void qsi_tix_insert(qs_transport *t, qs_job *job);

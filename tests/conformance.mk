@@ -63,7 +63,7 @@ COVERAGE_QSCHED := $(abspath $(COVERAGE_TREE))/build/qsched
 # time; and lists past 256 jobs owning theirs, so that both sides of
 # job_index.c's CIX_OWN run), runs long postfix-profile streams; the gate
 # counts both builds as one run.
-COVERAGE_STRESS_FLAGS := -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE_PART=1 -DCIX_OWN=256 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4
+COVERAGE_STRESS_FLAGS := -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE_PART=1 -DCIX_OWN=256 -DCIX_SAMPLE=2 -DCIX_SAMPLE_STEPS=4 -DCIX_WORTH=1 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4
 COVERAGE_STRESS_QSCHED := $(abspath $(COVERAGE_TREE))/build-stress/qsched
 
 # The runner is the ordinary build: only the implementation under test,

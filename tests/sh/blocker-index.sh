@@ -24,8 +24,10 @@
 #           scan (src/select.c walk_to_stop_check, qsi_blocker_update).
 #           The list index is built at the first question a long list
 #           walks (CIX_BUY 0) and dropped once it kept up with as many
-#           changes as the list has jobs without answering
-#           (CIX_IDLE_PART 1);
+#           changes as the list has jobs without answering (CIX_IDLE_PART
+#           1), answers counting only while the walk tried beside every
+#           second question (CIX_SAMPLE 2) looked at 4 jobs without ending
+#           (CIX_SAMPLE_STEPS 4, CIX_WORTH 1);
 #   rental  the stress build, but the list index dropped at the first
 #           change it did not answer for (CIX_IDLE_PART 10^9): built and
 #           dropped hundreds of times per stream (job_index.c
@@ -49,7 +51,7 @@
 # Prints ok/FAIL lines.
 . tests/lib/streams.sh
 
-stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE_PART=1 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
+stress_flags="-DQSCHED_CROSSCHECK -DCIX_BUILD=4 -DCIX_DROP=2 -DCIX_BUY=0 -DCIX_IDLE_PART=1 -DCIX_SAMPLE=2 -DCIX_SAMPLE_STEPS=4 -DCIX_WORTH=1 -DQSI_BIX_WINDOW=4 -DQSI_BIX_MARKS=8 -DBIX_COLD=2 -DBIX_STEP=4"
 plain_flags="-DQSI_BIX_MARKS=4000000000000"
 rental_flags=$(echo "$stress_flags" | sed 's/-DCIX_IDLE_PART=1/-DCIX_IDLE_PART=1000000000/')
 build "$t/plain" "$plain_flags"

@@ -168,14 +168,16 @@ helper_mutant dead-no-backoff tests/golden/con-S-CON-10-S-CON-9-revival-backoff.
 helper_mutant give-back-keep-pool tests/golden/mem-late-job-steal.events \
     "job_give_back ensures conserved"
 # The candidate index (candidates.c) runs only on job lists longer than 64
-# that ask for candidates often enough to pay for it (job_index.c
+# whose candidate walks are long enough to pay for it (job_index.c
 # qsi_cix_resize), which no golden stream has: a generated
 # preemption-heavy stream (qsched gen is deterministic) reaches it, and the
 # WP mutant that swaps the score comparison stops there with
 # cix_consider's "better" behaviour (its first query with a best so far
 # takes a job that is not better; before the index was rented, session 12,
-# the first such query kept one that was: "not_better.kept").
-"$Q" gen --seed 1 --mix heavy --size 3000 --profile document >"$t/heavy.events"
+# the first such query kept one that was: "not_better.kept").  5,000
+# events: since session 20 the rent is the steps the walks took, not the
+# list's length, and the 3,000 events used before never pay for a build.
+"$Q" gen --seed 1 --mix heavy --size 5000 --profile document >"$t/heavy.events"
 if [ -x "$t/checked/qsched" ]; then
     "$t/checked/qsched" "$t/heavy.events" >"$t/heavy.checked" 2>"$t/heavy.err"
     rc=$?

@@ -108,20 +108,13 @@ static qs_sched *scheduler(void)
 }
 
 /* The first scheduler: rent, build, tries, drop, long tries. */
-static void walks_without_early_stop(void)
+static void walks_without_early_stop(qs_sched *s)
 {
-    qs_sched *s = scheduler();
-    qs_transport *t;
-    int ok;
-    if (!s)
-        return;
-    ok = arrive_n(s, 1) && arrive_many(s, 99, 2);
-    t = qsi_transport_find(s, "smtp");
+    int ok = arrive_n(s, 1) && arrive_many(s, 99, 2);
+    qs_transport *t = qsi_transport_find(s, "smtp");
     CHECK("rental-setup-100-jobs", ok && t && t->njobs == 100);
-    if (!ok || !t) {
-        qs_sched_free(s);
+    if (!ok || !t)
         return;
-    }
     CHECK("rental-no-question-no-index", !t->cix_on && t->cix_rent == 0);
     t->jhead->slots_available = t->slot_cost; /* it may pay for one slot */
 
@@ -174,25 +167,17 @@ static void walks_without_early_stop(void)
     CHECK("rental-long-tries-keep-it",
           ok && t->cix_on && t->cix_worth == CIX_WORTH && t->cix_idle == 0 &&
           t->cix_asked == 194);
-    qs_sched_free(s);
 }
 
 /* The second scheduler: CIX_OWN, short walks, let go. */
-static void long_list_short_walks(void)
+static void long_list_short_walks(qs_sched *s)
 {
-    qs_sched *s = scheduler();
-    qs_transport *t;
-    int ok;
-    if (!s)
-        return;
-    ok = arrive_many(s, 4096, 1);
-    t = qsi_transport_find(s, "smtp");
+    int ok = arrive_many(s, 4096, 1);
+    qs_transport *t = qsi_transport_find(s, "smtp");
     CHECK("rental-not-owned-at-4096", ok && t && t->njobs == 4096 &&
           !t->cix_on);
-    if (!ok || !t) {
-        qs_sched_free(s);
+    if (!ok || !t)
         return;
-    }
     ok = arrive_n(s, 1);
     CHECK("rental-owned-past-4096", ok && t->njobs == 4097 && t->cix_on);
     ok = arrive_many(s, 5000, 1);
@@ -214,12 +199,18 @@ static void long_list_short_walks(void)
           ok && t->njobs == 18196 && !t->cix_on);
     ask(s, t, 1);
     CHECK_EQ_LL("rental-short-walk-pays-its-steps", t->cix_rent, 1);
-    qs_sched_free(s);
 }
 
 int main(void)
 {
-    walks_without_early_stop();
-    long_list_short_walks();
+    qs_sched *s;
+    if ((s = scheduler()) != NULL) {
+        walks_without_early_stop(s);
+        qs_sched_free(s);
+    }
+    if ((s = scheduler()) != NULL) {
+        long_list_short_walks(s);
+        qs_sched_free(s);
+    }
     return CHECK_DONE();
 }

@@ -326,7 +326,9 @@ struct qs_transport {
     int64_t cix_idle;         /* while on: list changes the index kept up
                                  with since it last answered a question
                                  worth it (cix_worth) */
-    int64_t cix_asked;        /* while on: questions it answered */
+    int64_t cix_asked;        /* while on: candidate questions asked
+                                 since the build (one in CIX_SAMPLE
+                                 tries the walk) */
     int cix_worth;            /* while on: tries of the walk beside it
                                  (CIX_SAMPLE) before it stops counting
                                  questions as uses; CIX_WORTH again at
@@ -978,9 +980,10 @@ void qsi_cix_remove(qs_transport *t, qs_job *job);
 void qsi_cix_update(qs_job *job);
 void qsi_cix_selected(qs_job *job);
 void qsi_cix_resize(qs_transport *t);
-/* A question walked the list (the index off): `steps` jobs passed, rent
- * towards a build; a question answered by the index: it earns its upkeep
- * again (job_index.c qsi_cix_resize, which reads both). */
+/* A question walked the list (the index off): the `steps` jobs it looked
+ * at, rent towards a build; a question answered by the index while the
+ * tried walks say it is worth it (cix_worth): it earns its upkeep again
+ * (job_index.c qsi_cix_resize, which reads both). */
 #define QSI_CIX_RENT(t, steps) ((t)->cix_rent += (steps))
 #define QSI_CIX_USED(t) ((t)->cix_idle = 0)
 /* The rental's thresholds (job_index.c qsi_cix_resize). */

@@ -382,7 +382,7 @@ int qsi_check_message(const qs_sched *s, const qs_message *m,
          * in-flight entry is on its queue's busy list, no longer on its
          * peer's list) */
         if (counted) {
-            rc = j->ck_rc;
+            rc = j->ck ? j->ck->rc : 0; /* (no record: none counted) */
         } else {
             const qs_peer *pp;
             for (pp = j->peer_head; pp; pp = pp->next) {

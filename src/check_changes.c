@@ -88,6 +88,25 @@ void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
     set->v[set->n++] = obj;
 }
 
+/* The records of entries and jobs (sched_int.h qs_entry_ck, qs_job_ck)
+ * are taken from their pools the first time the checker needs them: a
+ * note, a count, a share.  So only a checked replay has them, and every
+ * live entry and job of one has its record from its first note on (the
+ * core notes each at its creation, ck_start every one already there). */
+static qs_entry_ck *entry_ck(qs_sched *s, qs_entry *e)
+{
+    if (!e->ck)
+        e->ck = qsi_pool_get(&s->ck_entry_pool);
+    return e->ck;
+}
+
+static qs_job_ck *job_ck(qs_sched *s, qs_job *j)
+{
+    if (!j->ck)
+        j->ck = qsi_pool_get(&s->ck_job_pool);
+    return j->ck;
+}
+
 /* The typed note functions, one per kind of object the checker re-tests.
  * They are called from the core (through QSI_CK_*) at each change. */
 void qsi_ck_msg(qs_sched *s, qs_message *m)
@@ -107,8 +126,8 @@ void qsi_ck_xport(qs_sched *s, qs_transport *t)
  * sums (S-INV-2's job count, S-INV-5's slots) may change with it. */
 void qsi_ck_job(qs_sched *s, qs_job *j)
 {
-    if (j && j->ck_epoch != s->ck_epoch) {
-        qsi_ck_note(s, &s->ck_jobs, j, &j->ck_epoch, &j->ck_index);
+    if (j && job_ck(s, j)->epoch != s->ck_epoch) {
+        qsi_ck_note(s, &s->ck_jobs, j, &j->ck->epoch, &j->ck->index);
         qsi_ck_xport(s, j->transport);
     }
 }
@@ -128,20 +147,22 @@ void qsi_ck_queue(qs_sched *s, qs_queue *q)
  * ck_entry notes those owners itself when it moves the counts. */
 void qsi_ck_entry(qs_sched *s, qs_entry *e)
 {
-    if (e->ck_epoch != s->ck_epoch)
-        qsi_ck_note(s, &s->ck_entries, e, &e->ck_epoch, &e->ck_index);
+    if (entry_ck(s, e)->epoch != s->ck_epoch)
+        qsi_ck_note(s, &s->ck_entries, e, &e->ck->epoch, &e->ck->index);
 }
 
 /* Swap-remove from the touched set (the object is freed before the next
- * check); the moved object learns its new place. */
+ * check); the moved object learns its new place, an lvalue that `place`
+ * names from the object (->ck_index, or ->ck->index for the kinds with a
+ * record apart). */
 /* Without this the next check would read freed memory: the set holds raw
  * pointers.  The order of the set is irrelevant (every member is checked),
  * so a swap-remove in O(1) is enough. */
-#define CK_FORGET(set, obj, type)                                            \
+#define CK_FORGET(set, obj, type, place)                                     \
     do {                                                                     \
         type *last_ = (set)->v[--(set)->n];                                  \
-        (set)->v[(obj)->ck_index] = last_;                                   \
-        last_->ck_index = (obj)->ck_index;                                   \
+        (set)->v[(obj)place] = last_;                                        \
+        last_ place = (obj)place;                                            \
     } while (0)
 
 /* The *_gone functions keep (b) exact across frees: the object's last
@@ -157,23 +178,29 @@ void qsi_ck_message_gone(qs_sched *s, qs_message *m)
     s->ck_in_core -= m->ck_rcpt;
     s->ck_active -= m->ck_active;
     if (m->ck_epoch == s->ck_epoch)
-        CK_FORGET(&s->ck_msgs, m, qs_message);
+        CK_FORGET(&s->ck_msgs, m, qs_message, ->ck_index);
 }
 
 /* A departing job returns its slot share (S-INV-5), its in-core share,
  * and its place in the listed-job count (S-INV-2); its transport is noted
  * so that the next check compares the lowered sums with its counters. */
+/* Its record goes back to the pool with it. */
 void qsi_ck_job_gone(qs_sched *s, qs_job *j)
 {
     qs_transport *t = j->transport;
+    qs_job_ck *c = j->ck;
     if (!s->ck_on)
         return;
-    t->ck_limits -= j->ck_limit;
-    t->ck_core -= j->ck_count;
-    t->ck_njobs -= j->ck_listed;
     QSI_CK_XPORT(s, t);
-    if (j->ck_epoch == s->ck_epoch)
-        CK_FORGET(&s->ck_jobs, j, qs_job);
+    if (!c)
+        return; /* never noted: no share, in no set */
+    t->ck_limits -= c->limit;
+    t->ck_core -= c->count;
+    t->ck_njobs -= c->listed;
+    if (c->epoch == s->ck_epoch)
+        CK_FORGET(&s->ck_jobs, j, qs_job, ->ck->index);
+    j->ck = NULL;
+    qsi_pool_put(&s->ck_job_pool, c);
 }
 
 /* A departing queue returns its in-flight and ready shares; a dead queue
@@ -190,7 +217,7 @@ void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
     s->ck_busy -= q->ck_busy;
     QSI_CK_XPORT(s, t);
     if (q->ck_epoch == s->ck_epoch)
-        CK_FORGET(&s->ck_queues, q, qs_queue);
+        CK_FORGET(&s->ck_queues, q, qs_queue, ->ck_index);
 }
 
 /* An entry's share out of the counts it was last counted in: its queue's
@@ -198,29 +225,32 @@ void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
  * next check compares them with their counters. */
 /* Uses the ck_* copies of where the entry was counted, not its current
  * fields: the entry may have moved (todo to busy, another peer) since. */
-static void ck_entry_uncount(qs_sched *s, qs_entry *e)
+static void ck_entry_uncount(qs_sched *s, qs_entry_ck *c)
 {
-    if (e->ck_state == 1) {
-        e->ck_queue->ck_todo_n--;
-        e->ck_peer->ck_todo--;
+    if (c->state == 1) {
+        c->queue->ck_todo_n--;
+        c->peer->ck_todo--;
     } else {
-        e->ck_queue->ck_busy_n--;
+        c->queue->ck_busy_n--;
     }
-    e->ck_peer->ck_refs--;
-    e->ck_peer->job->ck_rc -= e->ck_nrcpt;
-    QSI_CK_QUEUE(s, e->ck_queue);
-    QSI_CK_MSG(s, e->ck_peer->job->message);
+    c->peer->ck_refs--;
+    job_ck(s, c->peer->job)->rc -= c->nrcpt;
+    QSI_CK_QUEUE(s, c->queue);
+    QSI_CK_MSG(s, c->peer->job->message);
 }
 
+/* Its record goes back to the pool with it. */
 void qsi_ck_entry_gone(qs_sched *s, qs_entry *e)
 {
-    if (!s->ck_on)
-        return;
-    if (e->ck_queue)
-        ck_entry_uncount(s, e);
-    e->ck_queue = NULL;
-    if (e->ck_epoch == s->ck_epoch)
-        CK_FORGET(&s->ck_entries, e, qs_entry);
+    qs_entry_ck *c = e->ck;
+    if (!s->ck_on || !c)
+        return; /* (without a record: never noted, never counted) */
+    if (c->queue)
+        ck_entry_uncount(s, c);
+    if (c->epoch == s->ck_epoch)
+        CK_FORGET(&s->ck_entries, e, qs_entry, ->ck->index);
+    e->ck = NULL;
+    qsi_pool_put(&s->ck_entry_pool, c);
 }
 
 /* A touched entry: check_queue's tests for this entry (it is linked where
@@ -229,13 +259,15 @@ void qsi_ck_entry_gone(qs_sched *s, qs_entry *e)
  * is on the todo list rather than the busy list is read from its handle;
  * the counts then agree with the queue's only if every move was noted.) */
 /* Protects S-INV-3 (an entry is on exactly the list its state names and
- * the list counts match) and feeds S-INV-4 (ck_rc, the job's recipients as
- * its entries hold them) and S-INV-1 via check_message. */
+ * the list counts match) and feeds S-INV-4 (the job record's rc: the
+ * job's recipients as its entries hold them) and S-INV-1 via
+ * check_message. */
 static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
 {
     qs_queue *q = e->queue;
     qs_transport *t = q->transport;
     int state = e->handle ? 2 : 1;
+    qs_entry_ck *c;
     if (state == 1) {
         /* S-INV-3 for a todo entry: a sane batch size (at most the
          * destination recipient limit, S-PRE-1), doubly linked on todo */
@@ -260,8 +292,9 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
           "queue's peer", t->name, q->name);
     CHECK(e->job == e->peer->job, "queue %s:%s: entry of another job than "
           "its peer's", t->name, q->name);
-    if (e->ck_queue)
-        ck_entry_uncount(s, e);
+    c = entry_ck(s, e);
+    if (c->queue)
+        ck_entry_uncount(s, c);
     if (state == 1) {
         q->ck_todo_n++;
         e->peer->ck_todo++;
@@ -269,14 +302,14 @@ static int ck_entry(qs_sched *s, qs_entry *e, char *err, size_t errlen)
         q->ck_busy_n++;
     }
     e->peer->ck_refs++;
-    e->peer->job->ck_rc += e->nrcpt;
+    job_ck(s, e->peer->job)->rc += e->nrcpt;
     /* the count was moved (out of its old place, into the present one);
      * remember where, so the next uncount takes it from here.  Old and
      * new owners are both noted, so both get re-checked */
-    e->ck_queue = q;
-    e->ck_peer = e->peer;
-    e->ck_nrcpt = e->nrcpt;
-    e->ck_state = state;
+    c->queue = q;
+    c->peer = e->peer;
+    c->nrcpt = e->nrcpt;
+    c->state = state;
     QSI_CK_QUEUE(s, q);
     QSI_CK_MSG(s, e->peer->job->message);
     return 0;
@@ -328,10 +361,11 @@ static int ck_message(qs_sched *s, qs_message *m, char *err, size_t errlen)
      * (S-INV-5): the counters check_message has just recomputed */
     for (j = m->jobs; j; j = j->mnext) {
         qs_transport *t = j->transport;
-        t->ck_limits += j->rcpt_limit - j->ck_limit;
-        j->ck_limit = j->rcpt_limit;
-        t->ck_core += j->rcpt_count - j->ck_count;
-        j->ck_count = j->rcpt_count;
+        qs_job_ck *c = job_ck(s, j);
+        t->ck_limits += j->rcpt_limit - c->limit;
+        c->limit = j->rcpt_limit;
+        t->ck_core += j->rcpt_count - c->count;
+        c->count = j->rcpt_count;
         QSI_CK_XPORT(s, t);
     }
     return 0;
@@ -346,9 +380,9 @@ static int ck_job(qs_sched *s, qs_job *j, char *err, size_t errlen)
 {
     qs_transport *t = j->transport;
     int listed = j->stack_level >= 0;
-    (void)s;
-    t->ck_njobs += listed - j->ck_listed;
-    j->ck_listed = listed;
+    qs_job_ck *c = job_ck(s, j);
+    t->ck_njobs += listed - c->listed;
+    c->listed = listed;
         /* a retired job (S-PRE-2) must be reachable from nowhere, or the
          * scheduler could select from a job that is about to be freed */
     if (!listed) {

@@ -362,9 +362,12 @@ qs_sched *qs_sched_new(const qs_params *p, enum qs_profile profile,
     s->entry_pool.size = sizeof(qs_entry);
     s->peer_pool.size = sizeof(qs_peer);
     s->job_pool.size = sizeof(qs_job);
+    s->ck_entry_pool.size = sizeof(qs_entry_ck);
+    s->ck_job_pool.size = sizeof(qs_job_ck);
     s->queue_pool.size = sizeof(qs_queue) + QSI_QUEUE_NAME_POOLED;
     s->entry_pool.area = s->peer_pool.area = s->job_pool.area =
-        s->queue_pool.area = &s->slab_area;
+        s->queue_pool.area = s->ck_entry_pool.area = s->ck_job_pool.area =
+        &s->slab_area;
     for (i = 0; i < QSI_MSG_POOLS; i++) {
         s->msg_pool[i].size = (i + 1) * QSI_MSG_POOL_STEP;
         s->msg_pool[i].area = &s->slab_area;
@@ -461,6 +464,8 @@ void qs_sched_free(qs_sched *s)
     qsi_pool_free(&s->entry_pool);
     qsi_pool_free(&s->peer_pool);
     qsi_pool_free(&s->job_pool);
+    qsi_pool_free(&s->ck_entry_pool);
+    qsi_pool_free(&s->ck_job_pool);
     qsi_pool_free(&s->queue_pool);
     for (i = 0; i < QSI_MSG_POOLS; i++)
         qsi_pool_free(&s->msg_pool[i]);

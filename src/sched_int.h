@@ -50,16 +50,29 @@ struct qs_entry {
     int64_t nrcpt;            /* recipients in the batch: 1 .. the
                                  transport's destination recipient limit */
     int64_t handle;           /* delivery handle while busy, else 0 */
-    /* the incremental checker (check.c): last check's epoch and place in
-     * its list of touched entries; the queue and list (1 pending, 2 in
-     * flight) it was counted in */
-    uint64_t ck_epoch;
-    size_t ck_index;
-    qs_queue *ck_queue;
-    qs_peer *ck_peer;         /* ... the peer and recipients counted */
-    int64_t ck_nrcpt;
-    int ck_state;
+    struct qs_entry_ck *ck;   /* the incremental checker's record of it
+                                 (below); NULL until the checker is on */
 };
+
+/* What the incremental checker (check_changes.c) keeps of an entry: the
+ * last check's epoch and the entry's place in its list of touched
+ * entries; the queue and list (1 pending, 2 in flight), the peer and the
+ * recipients it was counted with.  Apart from the entry, in a pool of its
+ * own (qs_sched.ck_entry_pool), taken when the checker first notes or
+ * counts the entry and given back when the entry goes: a plain replay
+ * never has one.  Why apart (issue 16): in the entry it was 48 of 120
+ * bytes that every replay carried and only `--check-invariants` read;
+ * the shapes whose recipients in core outgrow the caches (transports,
+ * blockers) chase entries from one to the next, and 80-byte entries put
+ * more of them in each cache line and cache. */
+typedef struct qs_entry_ck {
+    uint64_t epoch;
+    size_t index;
+    qs_queue *queue;
+    qs_peer *peer;
+    int64_t nrcpt;
+    int state;
+} qs_entry_ck;
 
 /*
  * A peer: "like the queue structure ... the difference is that it lists
@@ -267,14 +280,22 @@ struct qs_job {
     /* the same tree shape for the by-time list (job_index.c), kept with
      * the above; links only, no aggregate */
     qs_job *tix_left, *tix_right, *tix_up;
-    /* the incremental checker (check.c): as for queues; what it counted
-     * for this job in its transport's sums */
-    uint64_t ck_epoch;
-    size_t ck_index;
-    int64_t ck_limit, ck_count;
-    int64_t ck_rc;            /* recipients of its entries, counted */
-    int ck_listed, ck_in;
+    struct qs_job_ck *ck;     /* the incremental checker's record of it
+                                 (below); NULL until the checker is on */
 };
+
+/* What the incremental checker (check_changes.c) keeps of a job: as for
+ * an entry (qs_entry_ck), its epoch and place in the touched set; what it
+ * counted for this job in its transport's sums (slot limit, recipients in
+ * core, 1 if listed) and the recipients its counted entries hold.  Apart
+ * from the job for the same reason (issue 16: 40 of its 424 bytes). */
+typedef struct qs_job_ck {
+    uint64_t epoch;
+    size_t index;
+    int64_t limit, count;
+    int64_t rc;               /* recipients of its entries, counted */
+    int listed;
+} qs_job_ck;
 
 /*
  * A transport: "everything what is going to be delivered by delivery
@@ -554,6 +575,9 @@ struct qs_sched {
                                  resolving (assign.c) */
     qs_slab_area slab_area;   /* the pools' slabs (qs_slab_area) */
     qs_pool entry_pool, peer_pool, job_pool;
+    /* the incremental checker's records of entries and jobs (qs_entry_ck,
+     * qs_job_ck): empty unless it is on */
+    qs_pool ck_entry_pool, ck_job_pool;
     /* destination queues with a name shorter than QSI_QUEUE_NAME_POOLED
      * bytes (concurrency.c): an idle destination that comes back (S-CON-13)
      * takes one from here instead of calloc, and gives it back instead of

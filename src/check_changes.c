@@ -187,10 +187,13 @@ void qsi_ck_message_gone(qs_sched *s, qs_message *m)
 /* Its record goes back to the pool with it. */
 void qsi_ck_job_gone(qs_sched *s, qs_job *j)
 {
-    qs_transport *t = j->transport;
-    qs_job_ck *c = j->ck;
+    qs_transport *t;
+    qs_job_ck *c;
     if (!s->ck_on)
-        return;
+        return; /* (before any read of the job: a plain replay's jobs are
+                   cold when they go) */
+    t = j->transport;
+    c = j->ck;
     QSI_CK_XPORT(s, t);
     if (!c)
         return; /* never noted: no share, in no set */
@@ -242,9 +245,12 @@ static void ck_entry_uncount(qs_sched *s, qs_entry_ck *c)
 /* Its record goes back to the pool with it. */
 void qsi_ck_entry_gone(qs_sched *s, qs_entry *e)
 {
-    qs_entry_ck *c = e->ck;
-    if (!s->ck_on || !c)
-        return; /* (without a record: never noted, never counted) */
+    qs_entry_ck *c;
+    if (!s->ck_on)
+        return;
+    c = e->ck;
+    if (!c)
+        return; /* never noted, never counted */
     if (c->queue)
         ck_entry_uncount(s, c);
     if (c->epoch == s->ck_epoch)

@@ -11,7 +11,11 @@
  * applied to an object that is then noted as an event would note it.
  * Also (c): a change the core forgets to note leaves a share of the
  * checker's sums stale, which the next check of the sum reports (a missing
- * note is loud, not silent).  White box: it includes sched_int.h.
+ * note is loud, not silent).  And (d): the checker's records of entries
+ * and jobs (qs_entry_ck, qs_job_ck) exist exactly while it is on - none in
+ * a plain replay, one per live entry and job in a checked one - and go
+ * back to their pools with their objects.  White box: it includes
+ * sched_int.h.
  */
 #include "check.h"
 #include "harness.h"
@@ -155,10 +159,139 @@ static void test_catches(void)
     h_free(h);
 }
 
+/* (d) The records.  Counted: a pool's slabs (alloc.c: about 8 KiB each,
+ * one object each in the sanitizer builds), every live entry (on its
+ * queue's todo or busy list) and every job of an active message. */
+static long long pool_slabs(const qs_pool *p)
+{
+    long long n = 0;
+    const void *slab = p->slabs;
+    while (slab) {
+        memcpy(&slab, slab, sizeof slab);
+        n++;
+    }
+    return n;
+}
+
+/* live entries and jobs, and how many of them have a record */
+static void count_records(const qs_sched *s, long long *entries,
+                          long long *entry_records, long long *jobs,
+                          long long *job_records)
+{
+    const qs_transport *t;
+    const qs_message *m;
+    *entries = *entry_records = *jobs = *job_records = 0;
+    for (t = s->xhead; t; t = t->next) {
+        const qs_queue *q;
+        for (q = t->qhead; q; q = q->next) {
+            const qs_entry *e;
+            for (e = q->todo_head; e; e = e->qnext) {
+                ++*entries;
+                *entry_records += e->ck != NULL;
+            }
+            for (e = q->busy_head; e; e = e->qnext) {
+                ++*entries;
+                *entry_records += e->ck != NULL;
+            }
+        }
+    }
+    for (m = s->active_head; m; m = m->next) {
+        const qs_job *j;
+        for (j = m->jobs; j; j = j->mnext) {
+            ++*jobs;
+            *job_records += j->ck != NULL;
+        }
+    }
+}
+
+/* One message of one recipient after another, delivered, `rounds` times:
+ * at most one entry and one job live at a time.  With the checker after
+ * every event if `checked`. */
+static harness *one_at_a_time(int rounds, int checked, int *bad)
+{
+    harness *h = h_new(QS_PROFILE_DOCUMENT, params);
+    char err[256], id[32];
+    int i;
+    *bad = 0;
+    for (i = 0; i < rounds; i++) {
+        long long d;
+        snprintf(id, sizeof id, "M%d", i);
+        h_arrive(h, id, "smtp:a.example");
+        if (checked && qs_check_changes(h->s, err, sizeof err) < 0)
+            ++*bad;
+        d = h_select(h, NULL);
+        if (checked && qs_check_changes(h->s, err, sizeof err) < 0)
+            ++*bad;
+        if (d > 0)
+            h_done(h, d, QS_DONE_OK);
+        if (checked && qs_check_changes(h->s, err, sizeof err) < 0)
+            ++*bad;
+    }
+    return h;
+}
+
+static void test_records(void)
+{
+    long long entries, erec, jobs, jrec;
+    int bad;
+    harness *h;
+    /* a plain replay: the records' pools never cut a slab, no object
+     * points at one */
+    h = h_new(QS_PROFILE_DOCUMENT, params);
+    h_arrive(h, "B", "smtp:big.example*30 smtp:other.example*5");
+    h_arrive(h, "S", "smtp:small.example*4");
+    h_select(h, NULL);
+    h_select(h, NULL);
+    count_records(h->s, &entries, &erec, &jobs, &jrec);
+    CHECK("records: the plain state has entries and jobs",
+          entries > 2 && jobs == 2);
+    CHECK_EQ_LL("records: no entry of a plain replay has one", erec, 0);
+    CHECK_EQ_LL("records: no job of a plain replay has one", jrec, 0);
+    CHECK_EQ_LL("records: the entry records' pool is empty",
+                pool_slabs(&h->s->ck_entry_pool), 0);
+    CHECK_EQ_LL("records: the job records' pool is empty",
+                pool_slabs(&h->s->ck_job_pool), 0);
+    /* the checker's first call takes one for every live object, and the
+     * events after it one for every new one */
+    {
+        char err[256];
+        CHECK("records: the first check passes",
+              qs_check_changes(h->s, err, sizeof err) == 0);
+        count_records(h->s, &entries, &erec, &jobs, &jrec);
+        CHECK_EQ_LL("records: every entry has one after the first check",
+                    erec, entries);
+        CHECK_EQ_LL("records: every job has one after the first check",
+                    jrec, jobs);
+        h_arrive(h, "T", "smtp:third.example*3");
+        h_select(h, NULL);
+        count_records(h->s, &entries, &erec, &jobs, &jrec);
+        CHECK_EQ_LL("records: a new entry has one at once", erec, entries);
+        CHECK_EQ_LL("records: a new job has one at once", jrec, jobs);
+    }
+    h_free(h);
+    /* records go back with their objects: 500 entries and jobs made and
+     * freed one at a time need one record of each at a time, so their
+     * pools stay within one slab (two in the sanitizer builds, whose
+     * slabs hold one object), where a record kept past its object would
+     * take 500 */
+    h = one_at_a_time(500, 1, &bad);
+    CHECK_EQ_LL("records: the checked stream passes every check", bad, 0);
+    CHECK_EQ_LL("records: the stream delivered every message",
+                (long long)h->ndeliv, 500);
+    CHECK("records: entry records recycled (at most 2 slabs)",
+          pool_slabs(&h->s->ck_entry_pool) >= 1 &&
+              pool_slabs(&h->s->ck_entry_pool) <= 2);
+    CHECK("records: job records recycled (at most 2 slabs)",
+          pool_slabs(&h->s->ck_job_pool) >= 1 &&
+              pool_slabs(&h->s->ck_job_pool) <= 2);
+    h_free(h);
+}
+
 int main(void)
 {
     test_agrees();
     test_catches();
+    test_records();
     printf("# test_check: %d checks, %d failed\n", check_count,
            check_failures);
     return CHECK_DONE();

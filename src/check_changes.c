@@ -226,8 +226,9 @@ void qsi_ck_queue_gone(qs_sched *s, qs_queue *q)
 /* An entry's share out of the counts it was last counted in: its queue's
  * list, its peer, its job's recipients; the owners are noted, so that the
  * next check compares them with their counters. */
-/* Uses the ck_* copies of where the entry was counted, not its current
- * fields: the entry may have moved (todo to busy, another peer) since. */
+/* Uses its record's copies of where the entry was counted, not its
+ * current fields: the entry may have moved (todo to busy, another peer)
+ * since. */
 static void ck_entry_uncount(qs_sched *s, qs_entry_ck *c)
 {
     if (c->state == 1) {

@@ -90,9 +90,13 @@ void qsi_ck_note(qs_sched *s, struct qs_touched *set, void *obj,
 
 /* The records of entries and jobs (sched_int.h qs_entry_ck, qs_job_ck)
  * are taken from their pools the first time the checker needs them: a
- * note, a count, a share.  So only a checked replay has them, and every
- * live entry and job of one has its record from its first note on (the
- * core notes each at its creation, ck_start every one already there). */
+ * note, a count, a share.  So only a checked replay has them, and once
+ * the checker is on every live entry and job has one: the core notes
+ * each at its creation (qsi_entry_create, qsi_job_obtain), and ck_start,
+ * which turns the checker on only after the full check has passed, counts
+ * every entry already there and shares every job of every active message
+ * (the only jobs there are).  The *_gone functions rely on it
+ * (test_check.c (d) holds it). */
 static qs_entry_ck *entry_ck(qs_sched *s, qs_entry *e)
 {
     if (!e->ck)
@@ -195,8 +199,6 @@ void qsi_ck_job_gone(qs_sched *s, qs_job *j)
     t = j->transport;
     c = j->ck;
     QSI_CK_XPORT(s, t);
-    if (!c)
-        return; /* never noted: no share, in no set */
     t->ck_limits -= c->limit;
     t->ck_core -= c->count;
     t->ck_njobs -= c->listed;
@@ -250,8 +252,6 @@ void qsi_ck_entry_gone(qs_sched *s, qs_entry *e)
     if (!s->ck_on)
         return;
     c = e->ck;
-    if (!c)
-        return; /* never noted, never counted */
     if (c->queue)
         ck_entry_uncount(s, c);
     if (c->epoch == s->ck_epoch)

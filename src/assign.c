@@ -216,132 +216,125 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
  * sorting the written order gives the same entries as sorting the resolve
  * order, and the runs that share a domain need not be split.
  *
- * A batch with one side effect is settled the same way (issue 16: 38% of
- * the many-transports shape's batches were not settled, and resolving them
- * in the resolve order cost about 2.3 times a settled one).  One effect:
- * every look-up that fails names the same destination of an existing
- * transport - one that does not exist (or is parked), or one that is dead.
- * An order can only order effects among themselves, so with one there is
- * nothing to order:
- *  - a destination to create is created once, by whichever of its
- *    recipients the resolve order meets first; every other recipient finds
- *    the queue, live or made;
- *  - a dead destination's recipients are all deferred, and in the resolve
- *    order they make exactly one `defer` line: a run of deferrals ends only
- *    at another dead destination (below), and there is none; the line says
- *    the destination and how many recipients, not which.
- * The queue created or the deferrals then leave the batch as settled as
- * the others: it is sorted from the written order as above.  A batch with
- * a transport to create, or two destinations to create or defer, is
- * resolved as before; the queues found stay with its runs (split runs copy
- * them), nothing being freed while resolving. */
-
-/* The side effect of a batch being looked up (batch_resolve_postfix): the
- * destination, of transport t, whose look-up failed - name, len (not
- * found, or parked: qsi_queue_live) or dead (a dead queue). */
-typedef struct batch_effect {
-    qs_transport *t;        /* NULL: no effect yet */
-    qs_queue *dead;         /* the dead queue, or NULL: to create */
-    const char *name;       /* to create: its name, len bytes (in buf for a
-                               recipient's own address) */
-    size_t len;
-    char buf[QSI_ADDRESS_MAX];
-} batch_effect;
-
-/* Looking up destination name/len of t found q (NULL, or dead: a side
- * effect).  Returns 1 if the batch still has at most one effect, noting
- * the first; 0 at a second (another destination, or the same transport's
- * other kind of failure). */
-static int batch_effect_note(batch_effect *fx, qs_transport *t, qs_queue *q,
-                             const char *name, size_t len, int copy)
-{
-    if (!fx->t) {
-        fx->t = t;
-        fx->dead = q;
-        fx->len = len;
-        fx->name = name;
-        if (!q && copy)
-            fx->name = memcpy(fx->buf, name, len + 8); /* with its padding */
-        return 1;
-    }
-    if (fx->t != t || fx->dead != q)
-        return 0; /* another transport, or dead and not found */
-    if (q)
-        return 1; /* the same dead queue */
-    return fx->len == len && memcmp(fx->name, name, len) == 0;
-}
-
+ * A batch whose side effects are few is settled the same way, once they
+ * are made (issue 16: 38% of the many-transports shape's batches were
+ * not settled, and resolving them in the resolve order cost about 2.3
+ * times a settled one).  An effect is a look-up that fails, of an
+ * existing transport: a destination to create (none, or parked) or a
+ * dead one.  The resolve order orders the effects among themselves and
+ * nothing else matters of it: the recipients of destinations that exist
+ * and live are resolved without a trace.  So the effects alone are put
+ * in that order (qsi_batch_fx_order: by domain, then address, then
+ * written order, as the resolve order meets them) and made in it:
+ *  - a destination to create is created by the first of its recipients
+ *    (qsi_queue_obtain), and the others find it;
+ *  - the recipients of dead destinations are deferred in runs, one
+ *    `defer` line per run of one destination, a run ending only at
+ *    another dead destination, exactly as while resolving (below).
+ * The batch is then settled: sorted into the batch order from the written
+ * order as above.  A batch with a transport to create, more than
+ * QSI_BATCH_FX_MAX effects, or effects whose order needs the rest of the
+ * batch (qsi_batch_fx_order) is resolved as before; the queues found stay
+ * with its runs (split runs copy them), nothing being freed while
+ * resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)
 {
     struct qs_batch_rcpt *v = s->batch;
     qs_queue **own = s->batch_own; /* by ordinal - base: limit1 queues */
     int64_t base = v[0].ordinal, own_end = 0;
-    size_t i = 0, out;
-    batch_effect fx;
-    fx.t = NULL;
-    fx.dead = NULL;
-    /* The look-ups, in written order, until a second effect: every run's
-     * transport (pass 2 found it, if it exists) and queue (b->queue), the
-     * queue of each recipient of a run whose destination is the
-     * recipient (own, valid below own_end).  One run of one destination
-     * (a refill, a small message) has no order to skip: resolved at
-     * once, with one look-up. */
+    size_t i = 0, out, k = 0, e;
+    struct qs_batch_fx fx[QSI_BATCH_FX_MAX];
+    /* The look-ups, in written order, until more effects than fx holds:
+     * every run's transport (pass 2 found it, if it exists) and queue
+     * (b->queue), the queue of each recipient of a run whose destination
+     * is the recipient (own, valid below own_end), and each failure (fx).
+     * One run of one destination (a refill, a small message) has no order
+     * to skip: resolved at once, with one look-up. */
     if ((n > 1 || v[0].limit1) && !QSI_RESOLVE_ALWAYS) {
         for (; i < n; i++) {
             struct qs_batch_rcpt *b = &v[i];
             const qs_mgroup *g = &m->groups[b->group];
             qs_queue *q;
             char dest[QSI_ADDRESS_MAX];
-            size_t len;
-            int64_t k;
+            int64_t j;
             if (!g->t)
                 break; /* a transport to create */
             if (!b->limit1) {
                 b->queue = q = qsi_queue_live(g->t, g->nexthop,
                                               g->nexthop_len);
-                if ((!q || q->dead) &&
-                    !batch_effect_note(&fx, g->t, q, g->nexthop,
-                                       g->nexthop_len, 0))
+                if (q && !q->dead)
+                    continue;
+                if (k == QSI_BATCH_FX_MAX)
                     break;
+                fx[k].run = i;
+                fx[k].group = b->group;
+                fx[k].index = b->index;
+                fx[k].ordinal = b->ordinal;
+                fx[k].count = b->count;
+                fx[k].limit1 = 0;
+                fx[k++].dead = q;
                 continue;
             }
-            for (k = 0; k < b->count; k++) {
-                own_end = b->ordinal + k - base + 1;
-                len = qsi_rcpt_address(g, b->index + k, b->ordinal + k, dest);
-                own[own_end - 1] = q = qsi_queue_live(g->t, dest, len);
-                if ((!q || q->dead) &&
-                    !batch_effect_note(&fx, g->t, q, dest, len, 1))
+            for (j = 0; j < b->count; j++) {
+                own_end = b->ordinal + j - base + 1;
+                own[own_end - 1] = q = qsi_queue_live(
+                    g->t, dest,
+                    qsi_rcpt_address(g, b->index + j, b->ordinal + j, dest));
+                if (q && !q->dead)
+                    continue;
+                if (k == QSI_BATCH_FX_MAX)
                     break;
+                fx[k].run = i;
+                fx[k].group = b->group;
+                fx[k].index = b->index + j;
+                fx[k].ordinal = b->ordinal + j;
+                fx[k].count = 1;
+                fx[k].limit1 = 1;
+                fx[k++].dead = q;
             }
-            if (k < b->count)
+            if (j < b->count)
                 break;
         }
     }
-    if (i == n) { /* settled, or one effect */
-        qs_queue *made = NULL;
-        int64_t deferred = 0;
-        if (fx.t && !fx.dead)
-            made = qsi_queue_obtain(s, fx.t, fx.name, fx.len); /* alive */
+    if (i == n && qsi_batch_fx_order(m, fx, k)) { /* settled, once made */
+        for (e = 0; e < k; e++) {
+            struct qs_batch_fx *f = &fx[e];
+            struct qs_batch_rcpt *b = &v[f->run];
+            const qs_mgroup *g = &m->groups[f->group];
+            qs_queue *q = f->dead;
+            if (!q) { /* created by the first of its recipients (alive) */
+                if (f->limit1) {
+                    char dest[QSI_ADDRESS_MAX];
+                    size_t len = qsi_rcpt_address(g, f->index, f->ordinal,
+                                                  dest);
+                    q = qsi_queue_obtain(s, g->t, dest, len);
+                } else {
+                    q = qsi_queue_obtain(s, g->t, g->nexthop,
+                                         g->nexthop_len);
+                }
+            } else { /* S-CON-9: deferred, in runs (as below) */
+                if (a->dead_q != q && a->dead_run > 0)
+                    trace_dead_run(s, m, a); /* another dead one */
+                a->dead_q = q;
+                a->dead_run += f->count;
+                m->deferred += f->count;
+                s->stats.recipients_deferred += f->count;
+            }
+            if (f->limit1)
+                own[f->ordinal - base] = q;
+            else
+                b->queue = q;
+        }
+        if (a->dead_run > 0)
+            trace_dead_run(s, m, a);
+        a->dead_q = NULL;
         out = qsi_batch_split_own(s, n);
         for (i = 0; i < out; i++) {
             struct qs_batch_rcpt *b = &v[i];
             if (b->limit1)
                 b->queue = own[b->ordinal - base];
-            if (!b->queue)
-                b->queue = made; /* the one destination created */
-            else if (fx.dead && b->queue == fx.dead) {
-                b->deferred = 1; /* S-CON-9, as resolving does (below) */
-                deferred += b->count;
-            }
-        }
-        if (deferred > 0) {
-            m->deferred += deferred;
-            s->stats.recipients_deferred += deferred;
-            a->dead_q = fx.dead;
-            a->dead_run = deferred;
-            trace_dead_run(s, m, a); /* its one line */
-            a->dead_q = NULL;
+            b->deferred = b->queue->dead;
         }
         qsi_batch_order_written(s, m, out);
         return out;

@@ -617,6 +617,88 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
     return out;
 }
 
+/* The resolve order between two effects (qsi_batch_fx_order): by domain
+ * (case-folded; the prefixes first), then, for two recipients that are
+ * destinations of their own, by address (the prefixes first), then in
+ * written order.  Two effects of one domain that are not both such
+ * recipients are put in written order here and refused by the caller. */
+static int fx_cmp(const qs_message *m, const struct qs_batch_fx *a,
+                  const struct qs_batch_fx *b)
+{
+    const qs_mgroup *ga = &m->groups[a->group], *gb = &m->groups[b->group];
+    int c;
+    if (a->dprefix != b->dprefix)
+        return a->dprefix < b->dprefix ? -1 : 1;
+    if (!(a->dshort && b->dshort) &&
+        (c = domain_cmp(ga->nexthop, gb->nexthop)) != 0)
+        return c;
+    if (a->limit1 && b->limit1) {
+        if (a->aprefix != b->aprefix)
+            return a->aprefix < b->aprefix ? -1 : 1;
+        if (!(a->ashort && b->ashort)) {
+            char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
+            qsi_rcpt_address(ga, a->index, a->ordinal, da);
+            qsi_rcpt_address(gb, b->index, b->ordinal, db);
+            if ((c = strcmp(da, db)) != 0)
+                return c;
+        }
+    }
+    return a->ordinal < b->ordinal ? -1 : a->ordinal > b->ordinal;
+}
+
+int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k)
+{
+    size_t i, j;
+    /* the keys, as domain_key and resolve_keys make them */
+    for (i = 0; i < k; i++) {
+        const qs_mgroup *g = &m->groups[fx[i].group];
+        fx[i].dprefix = key_prefix(g->nexthop, 1, &fx[i].dshort);
+        fx[i].aprefix = 0;
+        fx[i].ashort = 1;
+        if (fx[i].limit1) {
+            char buf[ADDRESS_HEAD_MAX];
+            address_head(g, fx[i].index, fx[i].ordinal, buf);
+            fx[i].aprefix = key_prefix(buf, 0, &fx[i].ashort);
+        }
+    }
+    /* insertion sort: few effects (QSI_BATCH_FX_MAX), a total order */
+    for (i = 1; i < k; i++) {
+        struct qs_batch_fx x = fx[i];
+        for (j = i; j > 0 && fx_cmp(m, &fx[j - 1], &x) > 0; j--)
+            fx[j] = fx[j - 1];
+        fx[j] = x;
+    }
+    /* Where the order is the resolve order's.  Effects of two domains:
+     * by domain, as the resolve order's first key (drank) puts their
+     * runs.  Effects of one domain: the resolve order splits that
+     * domain's runs into recipients, sorted by address, as soon as two of
+     * its runs may go to different queues (qsi_batch_resolve_order), and
+     * keeps them whole, in written order, when all go to one.  Here the
+     * recipients that are destinations of their own are each one effect,
+     * sorted by address as there (the split of the others can only put
+     * recipients of no effect between them); whole runs of one transport
+     * and one next-hop are in written order, as there, and their
+     * recipients all meet the one destination.  A whole run beside an
+     * effect of another destination in its domain would be split there
+     * and its recipients interleaved by address with the other's: not
+     * told here (0). */
+    for (i = 0; i + 1 < k; i++) {
+        const struct qs_batch_fx *a = &fx[i], *b = &fx[i + 1];
+        const qs_mgroup *ga = &m->groups[a->group], *gb = &m->groups[b->group];
+        if (a->limit1 && b->limit1)
+            continue;
+        if (a->dprefix != b->dprefix ||
+            (!(a->dshort && b->dshort) &&
+             domain_cmp(ga->nexthop, gb->nexthop) != 0))
+            continue; /* another domain */
+        if (a->limit1 || b->limit1 ||
+            strcmp(ga->transport, gb->transport) != 0 ||
+            strcmp(ga->nexthop, gb->nexthop) != 0)
+            return 0; /* a whole run beside another destination */
+    }
+    return 1;
+}
+
 /* The runs whose destination is the recipient split into a run per
  * recipient, in written order, for assign.c's settled batches (their
  * keys are left to the order that follows). */

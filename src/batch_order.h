@@ -77,6 +77,34 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * deferred = 0 (the resolution, assign.c, sets it). */
 size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n);
 
+/* A side effect of resolving a batch (assign.c): a look-up that failed,
+ * of a recipient whose destination is itself (limit1: one recipient) or
+ * of a whole run (its next-hop).  The destination is to be created
+ * (dead NULL: it does not exist, or is parked) or is dead. */
+struct qs_batch_fx {
+    size_t run;       /* the run, in s->batch before any split */
+    size_t group;     /* its group in the message */
+    int64_t index, ordinal; /* the recipient (limit1), or the run's first */
+    int64_t count;    /* 1 (limit1), or the run's recipients */
+    int limit1;
+    qs_queue *dead;   /* the dead queue, or NULL: to create */
+    /* the resolve order's keys (batch_order.c): the domain's and (limit1)
+     * the address's first 8 bytes, and whether they are whole */
+    uint64_t dprefix, aprefix;
+    int dshort, ashort;
+};
+
+/* The most effects a batch resolves without the resolve order. */
+#define QSI_BATCH_FX_MAX 16
+
+/* S-PFX-11 restricted to the k effects fx[0..k) of a batch of message m:
+ * puts them in the order in which the resolve order meets them, and
+ * returns 1; or returns 0 (fx in no particular order) where that order
+ * needs more than the effects (a domain that another effect shares,
+ * whose next-hop's recipients the resolve order would interleave with the
+ * other's by address). */
+int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k);
+
 /* The runs with a destination recipient limit of 1 split into a run per
  * recipient, in written order; returns the number of runs. */
 size_t qsi_batch_split_own(qs_sched *s, size_t n);

@@ -1,16 +1,18 @@
 #!/bin/sh
 # tests/sh/settled-batches.sh - a settled batch assigned from its written
 # order gives the resolve order's entries (src/assign.c
-# batch_resolve_postfix, S-PFX-11; issue 16), so does a batch with one
-# side effect, and a fresh job's peers found without a look-up are the
-# ones a look-up finds (assign_run).
+# batch_resolve_postfix, S-PFX-11; issue 16), so does a batch whose few
+# side effects are made in the resolve order's order first, and a fresh
+# job's peers found without a look-up are the ones a look-up finds
+# (assign_run).
 #
 # Owns the differential check of the postfix profile's shortcuts in
 # reading a batch.  A batch whose every transport and destination already
 # exists and lives skips the resolve order and is sorted into the batch
-# order from the order written; so does one whose failed look-ups all
-# name one destination (to create, or dead: created once, or deferred in
-# one `defer` line); a job that has no peer when the sorted
+# order from the order written; so does one whose failed look-ups (at
+# most QSI_BATCH_FX_MAX: destinations to create, or dead ones to defer)
+# can be ordered alone (batch_order.c qsi_batch_fx_order), once they are
+# made in that order; a job that has no peer when the sorted
 # batch reaches it finds its peer at a destination as its last peer or
 # not at all.  The arguments that neither changes anything are at
 # batch_resolve_postfix and assign_run; this test holds the code to them,
@@ -32,10 +34,12 @@
 # resolving, S-CON-9), a fresh job given a new peer where its last peer
 # is the destination's (two peers, and two round-robin turns, for one
 # destination), a job taken as fresh when it has peers (those of an
-# earlier batch are not found), and three in the one-effect batches: two
-# destinations to create taken for one (the second is never made), two
-# destinations of different transports taken for one, and a dead
-# destination's deferrals not reported (no `defer` line).
+# earlier batch are not found), and four in the batches settled once their
+# effects are made: the effects made in written order (not the resolve
+# order's), effects in one domain ordered without the rest of the batch
+# (a whole run's recipients would interleave by address), the deferrals
+# of two dead destinations in one `defer` line, and a dead run's
+# recipients counted as one.
 # Prints ok/FAIL lines.
 # run.sh: slow
 . tests/lib/streams.sh
@@ -75,9 +79,10 @@ elif [ -n "$differ" ]; then no scenes "differ:$differ"
 else ok "scenes ($scenes)"; fi
 
 mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/        (void)m;/'
-mutant dead-settled assign.c 's/^\( *\)if ((!q || q->dead) \&\&$/\1if (!q \&\&/'
+mutant dead-settled assign.c 's/^\( *\)if (q \&\& !q->dead)$/\1if (q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
 mutant fresh-with-peers assign.c 's/^                    job->peer_count == 0)$/                    1)/'
-mutant two-made-as-one assign.c 's/^    return fx->len == len \&\& memcmp(fx->name, name, len) == 0;$/    return 1;/'
-mutant two-transports-as-one assign.c 's/^        return 0; \/\* another transport, or dead and not found \*\/$/        return fx->dead == q;/'
-mutant dead-unreported assign.c 's/^            trace_dead_run(s, m, a); \/\* its one line \*\/$/            (void)0;/'
+mutant effects-unsorted batch_order.c 's/^        for (j = i; j > 0 \&\& fx_cmp(m, \&fx\[j - 1\], \&x) > 0; j--)$/        for (j = i; j > 0 \&\& (fx_cmp(m, \&fx[j - 1], \&x) \& 0) + (fx[j - 1].ordinal > x.ordinal); j--)/'
+mutant effects-domain-shared batch_order.c 's/^            return 0; \/\* a whole run beside another destination \*\/$/            continue;/'
+mutant dead-runs-merged assign.c 's/^                    trace_dead_run(s, m, a); \/\* another dead one \*\/$/                    (void)0;/'
+mutant dead-counted-once assign.c 's/^                a->dead_run += f->count;$/                a->dead_run += 1;/'

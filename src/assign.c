@@ -234,7 +234,10 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
  * The batch is then settled: sorted into the batch order from the written
  * order as above.  A batch with a transport to create, more than
  * QSI_BATCH_FX_MAX effects, or effects whose order needs the rest of the
- * batch (qsi_batch_fx_order) is resolved as before; the queues found stay
+ * batch (qsi_batch_fx_order) is resolved as before, and so is a batch of
+ * more than QSI_BATCH_FX_MAX runs at its first effect (collecting and
+ * ordering a long batch's effects cost the sort shape more than the
+ * resolve order it saved: 1.2% of its instructions); the queues found stay
  * with its runs (split runs copy them), nothing being freed while
  * resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
@@ -265,7 +268,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                               g->nexthop_len);
                 if (q && !q->dead)
                     continue;
-                if (k == QSI_BATCH_FX_MAX)
+                if (k == QSI_BATCH_FX_MAX || n > QSI_BATCH_FX_MAX)
                     break;
                 fx[k].run = i;
                 fx[k].group = b->group;
@@ -283,7 +286,7 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                     qsi_rcpt_address(g, b->index + j, b->ordinal + j, dest));
                 if (q && !q->dead)
                     continue;
-                if (k == QSI_BATCH_FX_MAX)
+                if (k == QSI_BATCH_FX_MAX || n > QSI_BATCH_FX_MAX)
                     break;
                 fx[k].run = i;
                 fx[k].group = b->group;

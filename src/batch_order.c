@@ -121,7 +121,7 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * comparator building both addresses would): a rank for the transport
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
-static uint64_t key_prefix(const char *key, int lower, int *ended);
+static uint64_t key_prefix(const char *key, int lower, unsigned char *ended);
 
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
@@ -185,7 +185,7 @@ static int domain_cmp(const char *a, const char *b)
  *     exactly when some byte of x is 0. */
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
-static uint64_t key_prefix(const char *key, int lower, int *ended)
+static uint64_t key_prefix(const char *key, int lower, unsigned char *ended)
 {
     const unsigned char *u = (const unsigned char *)key;
     uint64_t x = (uint64_t)u[0] << 56 | (uint64_t)u[1] << 48 |

@@ -19,37 +19,41 @@
  * told apart: when the destination is the recipient (destination
  * recipient limit 1, S-EV-4), or when another run of the batch has the
  * same domain (the resolve order interleaves them by address): there
- * every recipient is a run of its own. */
+ * every recipient is a run of its own.  Packed (72 bytes, from 112;
+ * issue 16: splits and the short sorts copy whole runs, 1% of the
+ * postfix-profile shapes' instructions): a group is below QS_GROUPS_MAX,
+ * a rank below a batch's recipients (at most QS_COUNT_MAX). */
 struct qs_batch_rcpt {
-    size_t group;
     int64_t index;    /* 1-based within the group, of the run's first */
     int64_t ordinal;  /* 1-based within the message, of the run's first */
     int64_t count;
     qs_transport *transport; /* NULL until the postfix profile resolves */
-    int limit1;       /* its transport's destination recipient limit is 1 */
     qs_queue *queue;  /* postfix profile: its queue, found while resolving
                          (a run of one recipient when limit1) */
-    int deferred;     /* postfix profile: its destination was dead */
     /* S-PFX-11 sort keys, computed once per run (postfix profile only):
      * for the resolve order, the domain's first 8 bytes in lower case;
      * for the batch order, the transport name's rank among the batch's
      * transports; and the first 8 bytes of the address (resolve order) or
      * of the destination key (batch order), big-endian, NUL-padded. */
     uint64_t dprefix;
-    int dkey_short;   /* the domain is shorter than 8 bytes */
-    size_t drank;     /* the rank of its domain among the batch's domains
+    uint64_t prefix;
+    uint32_t group;   /* its group in the message (at most QS_GROUPS_MAX) */
+    uint32_t drank;   /* the rank of its domain among the batch's domains
                          (equal domains, equal ranks): the resolve order's
                          first key, found once per batch */
-    size_t rank;
-    uint64_t prefix;
-    int key_short;    /* the key is shorter than 8 bytes */
+    uint32_t rank;
+    unsigned char limit1;     /* its transport's destination recipient
+                                 limit is 1 */
+    unsigned char deferred;   /* postfix profile: its destination was dead */
+    unsigned char dkey_short; /* the domain is shorter than 8 bytes */
+    unsigned char key_short;  /* the key is shorter than 8 bytes */
 };
 
 /* A run's sort key, as the sorts move it (batch_order.c): the first key
  * (the domain's rank for the resolve order, the transport's for the batch
  * order), the destination key's first 8 bytes, and the run's place in
  * s->batch, where the rest of it stays until the sorted order is known
- * (issue 16: the runs are 112 bytes; their keys, a quarter of that, are
+ * (issue 16: the runs are 72 bytes; their keys, a third of that, are
  * what a merge sort copies log n times). */
 struct qs_batch_key {
     uint64_t first;
@@ -91,7 +95,7 @@ struct qs_batch_fx {
     /* the resolve order's keys (batch_order.c): the domain's and (limit1)
      * the address's first 8 bytes, and whether they are whole */
     uint64_t dprefix, aprefix;
-    int dshort, ashort;
+    unsigned char dshort, ashort;
 };
 
 /* The most effects a batch resolves without the resolve order. */

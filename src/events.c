@@ -72,7 +72,30 @@ static const unsigned char char_class[256] = {
 };
 #define CH(c, cls) (char_class[(unsigned char)(c)] & (cls))
 
+/* tests/bench.sh section 7 only, in a build of its own with
+ * -DQS_EVENT_CLOCK (never the binary that is measured, tested or
+ * installed): the processor's time-stamp ticks spent in each kind of line
+ * - select, done, arrive, any other - summed over the run and printed to
+ * stderr when the stream is freed.  Why: the bench's machine has no
+ * hardware counters, and callgrind counts instructions, not time; this
+ * tells which kind of event the time goes to (issue 16, session 22:
+ * arrivals, 40 to 59% of eleven shapes, 43% of blockers and 54% of
+ * transports).  The counting itself costs two
+ * reads of the counter per line; a line that straddles two reads of the
+ * input (one in about 64 KiB) is not counted.  x86 only (elsewhere the
+ * build has no clock and prints nothing). */
+#if defined(QS_EVENT_CLOCK) && defined(__GNUC__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#include <stdio.h>
+#include <x86intrin.h>
+#define EVENT_CLOCK 1
+enum { EC_SELECT, EC_DONE, EC_ARRIVE, EC_OTHER, EC_KINDS };
+#endif
+
 struct qs_stream {
+#ifdef EVENT_CLOCK
+    unsigned long long clock_ticks[EC_KINDS], clock_lines[EC_KINDS];
+#endif
     char *fname;            /* FILE of "FILE:LINE: reason" */
     long lineno;            /* lines fed so far (the current line's number) */
     qs_params *params;      /* the settings, until the first event */
@@ -121,6 +144,15 @@ void qs_stream_free(qs_stream *st)
     size_t i;
     if (!st)
         return;
+#ifdef EVENT_CLOCK
+    {
+        static const char *const kind[EC_KINDS] = {"select", "done",
+                                                   "arrive", "other"};
+        for (i = 0; i < EC_KINDS; i++)
+            fprintf(stderr, "event-clock %s %llu %llu\n", kind[i],
+                    st->clock_lines[i], st->clock_ticks[i]);
+    }
+#endif
     qs_sched_free(st->sched);
     qs_params_free(st->params);
     while (st->nforced > 0)
@@ -1080,7 +1112,19 @@ int qs_stream_read(qs_stream *st, FILE *in, const qs_read_opts *o, char *err,
                  * two steps written out (issue 16: its call, with six
                  * arguments to pass and four registers to save, was 1.5%
                  * of a replay) */
+#ifdef EVENT_CLOCK
+                {
+                    int k = p[0] == 's' ? EC_SELECT : p[0] == 'd' ? EC_DONE
+                            : seg > 1 && p[0] == 'a' && p[1] == 'r'
+                                ? EC_ARRIVE : EC_OTHER;
+                    unsigned long long t0 = __rdtsc();
+                    rc = qs_stream_line(st, p, seg, err, errlen);
+                    st->clock_ticks[k] += __rdtsc() - t0;
+                    st->clock_lines[k]++;
+                }
+#else
                 rc = qs_stream_line(st, p, seg, err, errlen);
+#endif
                 if (rc == 0 && o && o->after_line &&
                     (!o->wanted || *o->wanted))
                     rc = o->after_line(o->ctx, st, err, errlen);

@@ -19,7 +19,10 @@
 #      (tests/bench-memory.sh);
 #   6. the ratio to Postfix's own instructions per select on the same
 #      streams, when the Postfix harness (tests/postfix, PFQMGR) is built
-#      and can express the stream.
+#      and can express the stream;
+#   7. (a diagnosis, no target) where the CPU time goes by kind of event:
+#      time-stamp ticks per select, done, arrive and other line, from a
+#      build with -DQS_EVENT_CLOCK.
 # Time is measured here, in the benchmark, never in a unit test;
 # instruction counts are deterministic and compare across machines.
 # Streams are generated (deterministically) into build/bench/ and kept;
@@ -28,7 +31,7 @@
 #
 # Environment: BENCH_SIZES (default "1000 10000 100000"), BENCH_RUNS
 # (default 3), BENCH_SEED (default 1), BENCH_SKIP (a list of sections to
-# skip: ipc rate scaling check memory postfix), BENCH_MIXES (the shapes,
+# skip: ipc rate scaling check memory postfix clock), BENCH_MIXES (the shapes,
 # default every mix).  Needs valgrind for 1, 3
 # and 6 (skipped with a note without it) and python3 for the timings.
 set -u
@@ -332,6 +335,63 @@ if ! skip postfix; then
         done
     else
         echo "   (no Postfix harness at $pfq, or no valgrind/callgrind_annotate: make postfix-harness, or set PFQMGR)"
+    fi
+fi
+
+# ---- 7. where the time goes, by kind of event ----
+# No target: a diagnosis.  A build of its own (build/bench-clock, the same
+# sources and training profile, with -DQS_EVENT_CLOCK: src/events.c)
+# reads the processor's time-stamp counter around every line and sums the
+# ticks by the line's kind: select, done, arrive, the rest (at, settings).
+# This machine has no hardware counters and callgrind counts instructions,
+# not time; this says which kind of event a shape's time goes to (session
+# 22: arrivals, 40 to 59% of eleven shapes, 43% of blockers and 54% of
+# transports).  Per shape: the run (of BENCH_RUNS, at most 3) with the
+# fewest ticks in all; ticks per line of each kind and its share of the
+# ticks.  The counting costs two reads of the counter per line (about 4%
+# of a run: fifo, transports).  x86 only: elsewhere the build prints
+# nothing and the section says so.
+if ! skip clock; then
+    echo "== 7. time by kind of event (time-stamp ticks per line and share; 1M events)"
+    cq="$top/build/bench-clock/qsched"
+    if make -s -C "$top" BUILD="$top/build/bench-clock" CFLAGS=-DQS_EVENT_CLOCK \
+        "$cq" >"$out/clock-build.log" 2>&1; then
+        printf '   %-12s %9s %9s %9s %9s   %6s %6s %6s %6s\n' shape select done arrive other \
+            "sel%" "done%" "arr%" "oth%"
+        : >"$out/clock.dat"
+        for mix in $MIXES; do
+            f="$out/rate-$mix.events"
+            gen_stream "$f" --seed "$SEED" --mix "$mix" --profile postfix --size 1000000
+            python3 - "$cq" "$mix" "$f" "$RUNS" >>"$out/clock.dat" <<'PY' || { echo "   $mix: no figure"; }
+import subprocess, sys
+q, name, path, runs = sys.argv[1], sys.argv[2], sys.argv[3], min(int(sys.argv[4]), 3)
+best = None
+for _ in range(runs):
+    p = subprocess.run([q, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(1)
+    kinds = {}
+    for l in p.stderr.splitlines():
+        w = l.split()
+        if len(w) == 4 and w[0] == "event-clock":
+            kinds[w[1]] = (int(w[2]), int(w[3]))
+    if len(kinds) != 4:
+        sys.exit(1)
+    total = sum(t for _, t in kinds.values())
+    if best is None or total < best[0]:
+        best = (total, kinds)
+total, kinds = best
+order = ["select", "done", "arrive", "other"]
+per = [kinds[k][1] / kinds[k][0] if kinds[k][0] else 0.0 for k in order]
+share = [100.0 * kinds[k][1] / total for k in order]
+sys.stderr.write("   %-12s %9.0f %9.0f %9.0f %9.0f   %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n"
+                 % ((name,) + tuple(per) + tuple(share)))
+print(name, " ".join("%.0f" % x for x in per), " ".join("%.1f" % x for x in share))
+PY
+        done 2>&1
+        [ -s "$out/clock.dat" ] || echo "   (no figures: the clock build prints nothing off x86)"
+    else
+        echo "   (the clock build failed: $out/clock-build.log)"
     fi
 fi
 

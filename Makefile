@@ -57,7 +57,7 @@ SOFILE  := libqsched.so.$(VERSION)
 # The core: no I/O, no hidden state (see src/README.md).
 CORE_SRC := src/kernels.c src/params.c src/param_syntax.c src/param_table.c src/map.c src/alloc.c src/sched.c src/concurrency.c \
             src/jobs.c src/preempt.c src/preempt_scan.c src/select.c src/memory.c src/messages.c \
-            src/concurrency_trace.c src/assign.c src/batch_order.c \
+            src/concurrency_trace.c src/assign.c src/batch_order.c src/batch_effects.c \
             src/candidates.c src/job_index.c src/job_place.c src/blocker_index.c src/blocker_region.c src/check.c \
             src/check_changes.c src/state_text.c src/readings.c \
             src/preempt_readings.c

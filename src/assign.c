@@ -224,8 +224,9 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
  * dead one.  The resolve order orders the effects among themselves and
  * nothing else matters of it: the recipients of destinations that exist
  * and live are resolved without a trace.  So the effects alone are put
- * in that order (qsi_batch_fx_order: by domain, then address, then
- * written order, as the resolve order meets them) and made in it:
+ * in that order (batch_effects.c qsi_batch_fx_order: by domain, then
+ * address, then written order, as the resolve order meets them) and made
+ * in it:
  *  - a destination to create is created by the first of its recipients
  *    (qsi_queue_obtain), and the others find it;
  *  - the recipients of dead destinations are deferred in runs, one

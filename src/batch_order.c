@@ -121,7 +121,7 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * comparator building both addresses would): a rank for the transport
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
-static uint64_t key_prefix(const char *key, int lower, unsigned char *ended);
+
 
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
@@ -132,7 +132,7 @@ static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
      * (issue 16).  Otherwise the key is the next-hop. */
     if (b->limit1)
         return;
-    b->prefix = key_prefix(m->groups[b->group].nexthop, 0, &b->key_short);
+    b->prefix = qsi_key_prefix(m->groups[b->group].nexthop, 0, &b->key_short);
 }
 
 /* The batch order's comparison of two runs:
@@ -157,7 +157,7 @@ static int run_tie(const qs_message *m, const struct qs_batch_rcpt *a,
 
 /* ASCII case-insensitive comparison, as Postfix compares domains when
  * SMTPUTF8 is off (strcasecmp_utf8). */
-static int domain_cmp(const char *a, const char *b)
+int qsi_domain_cmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
         if (*a == *b && *a)
@@ -172,7 +172,7 @@ static int domain_cmp(const char *a, const char *b)
 /* The first 8 bytes of key, big-endian and NUL-padded, lower-cased or
  * not; *ended: key is shorter than 8 bytes (the prefix holds all of it).
  * key must have 8 readable bytes, NUL after its end: a group's next-hop
- * (qs_mgroup) or an address's head built by address_head.  Read as one
+ * (qs_mgroup) or an address's head built by qsi_address_head.  Read as one
  * word (issue 16: a byte loop with a case test per byte cost about 100
  * instructions a key):
  *   - ASCII case folding of 8 bytes at once: a byte is an upper-case
@@ -185,7 +185,7 @@ static int domain_cmp(const char *a, const char *b)
  *     exactly when some byte of x is 0. */
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
-static uint64_t key_prefix(const char *key, int lower, unsigned char *ended)
+uint64_t qsi_key_prefix(const char *key, int lower, unsigned char *ended)
 {
     const unsigned char *u = (const unsigned char *)key;
     uint64_t x = (uint64_t)u[0] << 56 | (uint64_t)u[1] << 48 |
@@ -202,23 +202,16 @@ static uint64_t key_prefix(const char *key, int lower, unsigned char *ended)
     return x;
 }
 
-/* The room address_head writes in (at most 27 bytes): 'r' and 19
- * digits, or a local part of at most 7 bytes (copied as one word of 8),
- * '.' and 19 digits; then, below 8 bytes only, '@' and 8 bytes of the
- * next-hop. */
-#define ADDRESS_HEAD_MAX 48
-
 /* The first 8 bytes of qsi_rcpt_address's address, NUL-padded when the
- * address is shorter (what key_prefix reads), into buf (ADDRESS_HEAD_MAX
- * bytes), without the rest of the address: the local part (rN, or
- * LOCAL[.J]) decides them, or it and '@' and the next-hop's first
- * bytes, which the message
- * follows with 8 NUL bytes (messages.c), so a short next-hop pads the
- * head with NULs as the whole address would be padded.  (issue 16: the
- * whole address and its padding cost about 40 instructions per split
- * recipient, the head about 20.) */
-static void address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
-                         char *buf)
+ * address is shorter (what qsi_key_prefix reads), into buf
+ * (QSI_ADDRESS_HEAD_MAX bytes), without the rest of the address: the
+ * local part (rN, or LOCAL[.J]) decides them, or it and '@' and the
+ * next-hop's first bytes, which the message follows with 8 NUL bytes
+ * (messages.c), so a short next-hop pads the head with NULs as the whole
+ * address would be padded.  (issue 16: the whole address and its padding
+ * cost about 40 instructions per split recipient, the head about 20.) */
+void qsi_address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                      char *buf)
 {
     char *p = buf;
     if (!g->local) {
@@ -250,7 +243,7 @@ static void address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * whole addresses are compared only when the prefixes agree.  A run that
  * is not one recipient is alone with its domain in the batch (see struct
  * qs_batch_rcpt), so its address is never compared.  The comparison:
- *     by drank (= the domains' order, domain_cmp), then by the address's
+ *     by drank (= the domains' order, qsi_domain_cmp), then by the address's
  *     first 8 bytes, then, if those agree and the addresses go on, by the
  *     whole address
  * (resolve_tie is the last step, through order_tie; key_cmp and
@@ -270,7 +263,8 @@ static int resolve_tie(const qs_message *m, const struct qs_batch_rcpt *a,
  * runs that share a domain). */
 static void domain_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
-    b->dprefix = key_prefix(m->groups[b->group].nexthop, 1, &b->dkey_short);
+    b->dprefix = qsi_key_prefix(m->groups[b->group].nexthop, 1,
+                                &b->dkey_short);
 }
 
 /* The address key of a run (its domain key is set): its address's if it
@@ -280,19 +274,19 @@ static void resolve_keys(const qs_message *m, struct qs_batch_rcpt *b,
                          int address)
 {
     const qs_mgroup *g = &m->groups[b->group];
-    char buf[ADDRESS_HEAD_MAX];
+    char buf[QSI_ADDRESS_HEAD_MAX];
     b->prefix = 0;
     b->key_short = 1;
     if (address) {
-        address_head(g, b->index, b->ordinal, buf);
-        b->prefix = key_prefix(buf, 0, &b->key_short);
+        qsi_address_head(g, b->index, b->ordinal, buf);
+        b->prefix = qsi_key_prefix(buf, 0, &b->key_short);
     }
 }
 
 /* Which order a sort makes: the comparison's first key and its last step
  * differ (first_key; order_tie).  ORDER_DOMAIN: by domain only, for
  * finding the runs that share a domain: the domains compared as
- * domain_cmp compares them, the 8-byte case-folded prefixes first (its
+ * qsi_domain_cmp compares them, the 8-byte case-folded prefixes first (its
  * first key; its second is none), and equal prefixes of domains shorter
  * than 8 bytes are equal domains. */
 enum sort_order { ORDER_RESOLVE, ORDER_BATCH, ORDER_DOMAIN };
@@ -319,7 +313,7 @@ static inline int order_tie(const qs_message *m, enum sort_order order,
                             const struct qs_batch_rcpt *rb)
 {
     if (order == ORDER_DOMAIN)
-        return domain_cmp(m->groups[ra->group].nexthop,
+        return qsi_domain_cmp(m->groups[ra->group].nexthop,
                           m->groups[rb->group].nexthop);
     return order == ORDER_RESOLVE ? resolve_tie(m, ra, rb)
                                   : run_tie(m, ra, rb);
@@ -617,88 +611,6 @@ size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n)
     return out;
 }
 
-/* The resolve order between two effects (qsi_batch_fx_order): by domain
- * (case-folded; the prefixes first), then, for two recipients that are
- * destinations of their own, by address (the prefixes first), then in
- * written order.  Two effects of one domain that are not both such
- * recipients are put in written order here and refused by the caller. */
-static int fx_cmp(const qs_message *m, const struct qs_batch_fx *a,
-                  const struct qs_batch_fx *b)
-{
-    const qs_mgroup *ga = &m->groups[a->group], *gb = &m->groups[b->group];
-    int c;
-    if (a->dprefix != b->dprefix)
-        return a->dprefix < b->dprefix ? -1 : 1;
-    if (!(a->dshort && b->dshort) &&
-        (c = domain_cmp(ga->nexthop, gb->nexthop)) != 0)
-        return c;
-    if (a->limit1 && b->limit1) {
-        if (a->aprefix != b->aprefix)
-            return a->aprefix < b->aprefix ? -1 : 1;
-        if (!(a->ashort && b->ashort)) {
-            char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-            qsi_rcpt_address(ga, a->index, a->ordinal, da);
-            qsi_rcpt_address(gb, b->index, b->ordinal, db);
-            if ((c = strcmp(da, db)) != 0)
-                return c;
-        }
-    }
-    return a->ordinal < b->ordinal ? -1 : a->ordinal > b->ordinal;
-}
-
-int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k)
-{
-    size_t i, j;
-    /* the keys, as domain_key and resolve_keys make them */
-    for (i = 0; i < k; i++) {
-        const qs_mgroup *g = &m->groups[fx[i].group];
-        fx[i].dprefix = key_prefix(g->nexthop, 1, &fx[i].dshort);
-        fx[i].aprefix = 0;
-        fx[i].ashort = 1;
-        if (fx[i].limit1) {
-            char buf[ADDRESS_HEAD_MAX];
-            address_head(g, fx[i].index, fx[i].ordinal, buf);
-            fx[i].aprefix = key_prefix(buf, 0, &fx[i].ashort);
-        }
-    }
-    /* insertion sort: few effects (QSI_BATCH_FX_MAX), a total order */
-    for (i = 1; i < k; i++) {
-        struct qs_batch_fx x = fx[i];
-        for (j = i; j > 0 && fx_cmp(m, &fx[j - 1], &x) > 0; j--)
-            fx[j] = fx[j - 1];
-        fx[j] = x;
-    }
-    /* Where the order is the resolve order's.  Effects of two domains:
-     * by domain, as the resolve order's first key (drank) puts their
-     * runs.  Effects of one domain: the resolve order splits that
-     * domain's runs into recipients, sorted by address, as soon as two of
-     * its runs may go to different queues (qsi_batch_resolve_order), and
-     * keeps them whole, in written order, when all go to one.  Here the
-     * recipients that are destinations of their own are each one effect,
-     * sorted by address as there (the split of the others can only put
-     * recipients of no effect between them); whole runs of one transport
-     * and one next-hop are in written order, as there, and their
-     * recipients all meet the one destination.  A whole run beside an
-     * effect of another destination in its domain would be split there
-     * and its recipients interleaved by address with the other's: not
-     * told here (0). */
-    for (i = 0; i + 1 < k; i++) {
-        const struct qs_batch_fx *a = &fx[i], *b = &fx[i + 1];
-        const qs_mgroup *ga = &m->groups[a->group], *gb = &m->groups[b->group];
-        if (a->limit1 && b->limit1)
-            continue;
-        if (a->dprefix != b->dprefix ||
-            (!(a->dshort && b->dshort) &&
-             domain_cmp(ga->nexthop, gb->nexthop) != 0))
-            continue; /* another domain */
-        if (a->limit1 || b->limit1 ||
-            strcmp(ga->transport, gb->transport) != 0 ||
-            strcmp(ga->nexthop, gb->nexthop) != 0)
-            return 0; /* a whole run beside another destination */
-    }
-    return 1;
-}
-
 /* The runs whose destination is the recipient split into a run per
  * recipient, in written order, for assign.c's settled batches (their
  * keys are left to the order that follows). */
@@ -716,7 +628,7 @@ void qsi_batch_order_written(qs_sched *s, const qs_message *m, size_t n)
     size_t i;
     for (i = 0; i < n; i++)
         if (s->batch[i].limit1)
-            s->batch[i].prefix = key_prefix(s->batch[i].queue->name, 0,
+            s->batch[i].prefix = qsi_key_prefix(s->batch[i].queue->name, 0,
                                             &s->batch[i].key_short);
     qsi_batch_order(s, m, n);
 }

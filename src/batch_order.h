@@ -1,8 +1,9 @@
 /*
- * batch_order.h - a batch of recipients as runs, shared by the two files
- * that read batches: assign.c (reading, resolving, assigning) and
- * batch_order.c (the postfix profile's resolve and batch orders, S-PFX-11,
- * and the recipient names of S-EV-4 that both need).
+ * batch_order.h - a batch of recipients as runs, shared by the files that
+ * read batches: assign.c (reading, resolving, assigning), batch_order.c
+ * (the postfix profile's resolve and batch orders, S-PFX-11, and the
+ * recipient names of S-EV-4 that all need) and batch_effects.c (the order
+ * of a batch's side effects alone).
  *
  * Internal to the core (not part of the API); see sched_int.h for the
  * structures a batch is assigned to.
@@ -81,6 +82,23 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * deferred = 0 (the resolution, assign.c, sets it). */
 size_t qsi_batch_resolve_order(qs_sched *s, const qs_message *m, size_t n);
 
+/* The sort keys' pieces (batch_order.c), shared with the order of a
+ * batch's effects (batch_effects.c):
+ *  - the first 8 bytes of key as a big-endian word, NUL-padded, ASCII
+ *    letters lower-cased if `lower`; *ended: key is shorter than 8 bytes
+ *    (key has 8 readable bytes, NUL after its end);
+ *  - two domains compared as Postfix compares them (ASCII case-folded);
+ *  - the first 8 bytes of a recipient's own address (qsi_rcpt_address)
+ *    into buf, of QSI_ADDRESS_HEAD_MAX bytes: 'r' and 19 digits, or a
+ *    local part of at most 7 bytes (copied as one word of 8), '.' and 19
+ *    digits; then, below 8 bytes only, '@' and 8 bytes of the next-hop
+ *    (at most 27 bytes). */
+uint64_t qsi_key_prefix(const char *key, int lower, unsigned char *ended);
+int qsi_domain_cmp(const char *a, const char *b);
+#define QSI_ADDRESS_HEAD_MAX 48
+void qsi_address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
+                      char *buf);
+
 /* A side effect of resolving a batch (assign.c): a look-up that failed,
  * of a recipient whose destination is itself (limit1: one recipient) or
  * of a whole run (its next-hop).  The destination is to be created
@@ -92,7 +110,7 @@ struct qs_batch_fx {
     int64_t count;    /* 1 (limit1), or the run's recipients */
     int limit1;
     qs_queue *dead;   /* the dead queue, or NULL: to create */
-    /* the resolve order's keys (batch_order.c): the domain's and (limit1)
+    /* the resolve order's keys (batch_effects.c): the domain's and (limit1)
      * the address's first 8 bytes, and whether they are whole */
     uint64_t dprefix, aprefix;
     unsigned char dshort, ashort;
@@ -101,7 +119,8 @@ struct qs_batch_fx {
 /* The most effects a batch resolves without the resolve order. */
 #define QSI_BATCH_FX_MAX 16
 
-/* S-PFX-11 restricted to the k effects fx[0..k) of a batch of message m:
+/* S-PFX-11 restricted to the k effects fx[0..k) of a batch of message m
+ * (batch_effects.c):
  * puts them in the order in which the resolve order meets them, and
  * returns 1; or returns 0 (fx in no particular order) where that order
  * needs more than the effects (a domain that another effect shares,

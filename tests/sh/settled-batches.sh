@@ -11,7 +11,7 @@
 # exists and lives skips the resolve order and is sorted into the batch
 # order from the order written; so does one whose failed look-ups (at
 # most QSI_BATCH_FX_MAX: destinations to create, or dead ones to defer)
-# can be ordered alone (batch_order.c qsi_batch_fx_order), once they are
+# can be ordered alone (batch_effects.c qsi_batch_fx_order), once they are
 # made in that order; a job that has no peer when the sorted
 # batch reaches it finds its peer at a destination as its last peer or
 # not at all.  The arguments that neither changes anything are at
@@ -82,7 +82,7 @@ mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/      
 mutant dead-settled assign.c 's/^\( *\)if (q \&\& !q->dead)$/\1if (q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
 mutant fresh-with-peers assign.c 's/^                    job->peer_count == 0)$/                    1)/'
-mutant effects-unsorted batch_order.c 's/^        for (j = i; j > 0 \&\& fx_cmp(m, \&fx\[j - 1\], \&x) > 0; j--)$/        for (j = i; j > 0 \&\& (fx_cmp(m, \&fx[j - 1], \&x) \& 0) + (fx[j - 1].ordinal > x.ordinal); j--)/'
-mutant effects-domain-shared batch_order.c 's/^            return 0; \/\* a whole run beside another destination \*\/$/            continue;/'
+mutant effects-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& fx_cmp(m, \&fx\[j - 1\], \&x) > 0; j--)$/        for (j = i; j > 0 \&\& (fx_cmp(m, \&fx[j - 1], \&x) \& 0) + (fx[j - 1].ordinal > x.ordinal); j--)/'
+mutant effects-domain-shared batch_effects.c 's/^            return 0; \/\* a whole run beside another destination \*\/$/            continue;/'
 mutant dead-runs-merged assign.c 's/^                    trace_dead_run(s, m, a); \/\* another dead one \*\/$/                    (void)0;/'
 mutant dead-counted-once assign.c 's/^                a->dead_run += f->count;$/                a->dead_run += 1;/'

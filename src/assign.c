@@ -233,7 +233,8 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
  *    `defer` line per run of one destination, a run ending only at
  *    another dead destination, exactly as while resolving (below).
  * The batch is then settled: sorted into the batch order from the written
- * order as above.  A batch with a transport to create, more than
+ * order as above (a short one by its queues, without splitting its runs:
+ * batch_effects.c qsi_batch_order_settled).  A batch with a transport to create, more than
  * QSI_BATCH_FX_MAX effects, or effects whose order needs the rest of the
  * batch (qsi_batch_fx_order) is resolved as before, and so is a batch of
  * more than QSI_BATCH_FX_MAX runs at its first effect (collecting and
@@ -333,6 +334,8 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
         if (a->dead_run > 0)
             trace_dead_run(s, m, a);
         a->dead_q = NULL;
+        if ((out = qsi_batch_order_settled(s, n, own, base)) > 0)
+            return out; /* a short batch (most) */
         out = qsi_batch_split_own(s, n);
         for (i = 0; i < out; i++) {
             struct qs_batch_rcpt *b = &v[i];

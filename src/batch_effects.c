@@ -1,25 +1,33 @@
 /*
- * batch_effects.c - the order in which the postfix profile makes a
- * batch's side effects, found from the effects alone.
+ * batch_effects.c - the orders a postfix-profile batch needs when it
+ * skips the resolve order of the whole batch: the order in which its side
+ * effects are made, found from the effects alone, and the batch order of
+ * a short settled batch, found from its queues.
  *
  * Implements spec/profiles.md S-PFX-11 (Postfix resolves the recipients
- * it reads in its resolve order: by domain, then address) restricted to
- * what that order decides: which destination is created first and how a
- * batch's deferrals at dead destinations fall into `defer` lines (S-CON-9).
- * A look-up that fails is an effect; the destinations that exist and
- * live are resolved without a trace, so their places in the order change
- * nothing (assign.c batch_resolve_postfix has the whole argument).
+ * it reads in its resolve order: by domain, then address; it assigns them
+ * in its batch order: by transport, then destination), restricted to
+ * what the resolve order decides - which destination is created first and
+ * how a batch's deferrals at dead destinations fall into `defer` lines
+ * (S-CON-9) - and to the batch order of a batch whose destinations are
+ * all known.  A look-up that fails is an effect; the destinations that
+ * exist and live are resolved without a trace, so their places in the
+ * resolve order change nothing (assign.c batch_resolve_postfix has the
+ * whole argument).
  *
  * Owns: qsi_batch_fx_order, the sort of a batch's effects (struct
  * qs_batch_fx, batch_order.h) and the test of whether their order can be
- * told without the rest of the batch.  May not: create, defer or assign
- * anything (assign.c does, in the order made here).
+ * told without the rest of the batch; qsi_batch_order_settled; the
+ * ranking of a batch's transports by name (qsi_batch_rank, which
+ * batch_order.c's keys use too).  May not: create, defer or assign
+ * anything (assign.c does, in the orders made here).
  *
  * Why a file of its own: the resolve and batch orders (batch_order.c)
  * had reached the core's 650 lines; this one reads their keys
  * (qsi_key_prefix, qsi_domain_cmp, qsi_address_head) and nothing else of
  * theirs.  Issue 16, session 22: with it, a batch that is not settled
- * skips the resolve order of its whole batch (transports +2.4%).
+ * skips the resolve order of its whole batch (transports +2.4%), and a
+ * short settled one is ordered without splitting its runs.
  */
 #include <string.h>
 #include "batch_order.h"
@@ -104,4 +112,109 @@ int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k)
             return 0; /* a whole run beside another destination */
     }
     return 1;
+}
+
+/* The batch's distinct transports names[0..n) ranked by name (their
+ * batch_rank: 0 for the first in byte order; an insertion sort, few). */
+void qsi_batch_rank(qs_transport **names, size_t n)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        qs_transport *t = names[i];
+        for (j = i; j > 0 && strcmp(names[j - 1]->name, t->name) > 0; j--)
+            names[j] = names[j - 1];
+        names[j] = t;
+    }
+    for (i = 0; i < n; i++)
+        names[i]->batch_rank = i;
+}
+
+/* A short settled batch in the batch order, without splitting its runs
+ * (qsi_batch_split_own) or moving them while sorting (qsi_batch_order_
+ * written; issue 16, session 22: the two were about a fifth of an
+ * arrival of the many-transports shape).  The batch order is by
+ * transport name, then destination key, stably from the written order;
+ * in a settled batch every run's destination is known, and its key is its
+ * queue's name (the next-hop, or the recipient's address: what
+ * qsi_batch_order_written reads), so the order is that of the queues:
+ *
+ *     item = (queue, recipients) for each run, or for each recipient
+ *            of a run whose destination is the recipient; in written
+ *            order; none for a dead queue's (deferred: assign.c)
+ *     sort the items by (the transport's rank by name, the queue's name),
+ *            stably: by insertion, few items
+ *     the runs s->batch[0..out) := the items, in that order
+ *
+ * The same keys of the same sequence, sorted stably, as splitting and
+ * then sorting the runs: the same order.  Returns out, or 0 when the
+ * batch has more than QSI_BATCH_SHORT items or none left (the caller then
+ * splits and sorts as before, which comes to the same).  own: the queues
+ * of the recipients that are their own destination, by ordinal - base. */
+#define QSI_BATCH_SHORT 32
+
+struct batch_item {
+    uint64_t prefix;        /* its queue's name's first 8 bytes */
+    qs_queue *queue;
+    int64_t count;
+    size_t rank;            /* its transport's, by name, in the batch */
+    unsigned char key_short; /* the name is shorter than 8 bytes */
+};
+
+/* Is item a after item b in the batch order (never when equal)? */
+static int item_after(const struct batch_item *a, const struct batch_item *b)
+{
+    if (a->rank != b->rank)
+        return a->rank > b->rank;
+    if (a->prefix != b->prefix)
+        return a->prefix > b->prefix;
+    return !(a->key_short && b->key_short) &&
+           strcmp(a->queue->name, b->queue->name) > 0;
+}
+
+size_t qsi_batch_order_settled(qs_sched *s, size_t n, qs_queue *const *own,
+                               int64_t base)
+{
+    struct batch_item item[QSI_BATCH_SHORT], x;
+    qs_transport *names[QSI_BATCH_SHORT];
+    struct qs_batch_rcpt *v = s->batch;
+    size_t i, j, k = 0, nnames = 0;
+    uint64_t stamp = (uint64_t)s->stats.reads; /* this batch's number */
+    int64_t r;
+    for (i = 0; i < n; i++)
+        if ((k += v[i].limit1 ? (size_t)v[i].count : 1) > QSI_BATCH_SHORT)
+            return 0;
+    for (i = 0, k = 0; i < n; i++) {
+        for (r = 0; r < (v[i].limit1 ? v[i].count : 1); r++) {
+            qs_queue *q = v[i].limit1 ? own[v[i].ordinal + r - base]
+                                      : v[i].queue;
+            qs_transport *t = q->transport;
+            if (q->dead)
+                continue; /* deferred while resolving (assign.c) */
+            if (t->batch_stamp != stamp) {
+                t->batch_stamp = stamp;
+                names[nnames++] = t;
+            }
+            item[k].queue = q;
+            item[k].count = v[i].limit1 ? 1 : v[i].count;
+            item[k].prefix = qsi_key_prefix(q->name, 0, &item[k].key_short);
+            k++;
+        }
+    }
+    qsi_batch_rank(names, nnames);
+    for (i = 0; i < k; i++)
+        item[i].rank = item[i].queue->transport->batch_rank;
+    for (i = 1; i < k; i++) { /* stable: moves past greater items only */
+        x = item[i];
+        for (j = i; j > 0 && item_after(&item[j - 1], &x); j--)
+            item[j] = item[j - 1];
+        item[j] = x;
+    }
+    /* what reading the batch needs of its runs (assign.c, pass 4) */
+    for (i = 0; i < k; i++) {
+        v[i].queue = item[i].queue;
+        v[i].transport = item[i].queue->transport;
+        v[i].count = item[i].count;
+        v[i].deferred = 0;
+    }
+    return k;
 }

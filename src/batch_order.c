@@ -485,15 +485,7 @@ static void batch_keys(qs_sched *s, const qs_message *m,
             names[nnames++] = t;
         }
     }
-    for (i = 1; i < nnames; i++) { /* by name: insertion sort, few names */
-        size_t j;
-        t = names[i];
-        for (j = i; j > 0 && strcmp(names[j - 1]->name, t->name) > 0; j--)
-            names[j] = names[j - 1];
-        names[j] = t;
-    }
-    for (i = 0; i < nnames; i++)
-        names[i]->batch_rank = i;
+    qsi_batch_rank(names, nnames);
     if (names != few)
         free(names);
     for (i = 0; i < n; i++) {

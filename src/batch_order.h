@@ -128,6 +128,19 @@ struct qs_batch_fx {
  * other's by address). */
 int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k);
 
+/* The batch's distinct transports names[0..n) ranked by name
+ * (qs_transport.batch_rank; batch_effects.c). */
+void qsi_batch_rank(qs_transport **names, size_t n);
+
+/* S-PFX-11, the batch order of a short settled batch (batch_effects.c):
+ * the n runs of s->batch, queues known (own: those of the recipients that
+ * are their own destination, by ordinal - base), become the batch's runs
+ * in the batch order, the dead queues' left out; returns how many, or 0
+ * for a batch too long for it (then qsi_batch_split_own and
+ * qsi_batch_order_written). */
+size_t qsi_batch_order_settled(qs_sched *s, size_t n, qs_queue *const *own,
+                               int64_t base);
+
 /* The runs with a destination recipient limit of 1 split into a run per
  * recipient, in written order; returns the number of runs. */
 size_t qsi_batch_split_own(qs_sched *s, size_t n);

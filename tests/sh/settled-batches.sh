@@ -39,7 +39,8 @@
 # order's), effects in one domain ordered without the rest of the batch
 # (a whole run's recipients would interleave by address), the deferrals
 # of two dead destinations in one `defer` line, and a dead run's
-# recipients counted as one.
+# recipients counted as one; and two in the short batches' order by their
+# queues: left unsorted, and a dead queue's recipients assigned.
 # Prints ok/FAIL lines.
 # run.sh: slow
 . tests/lib/streams.sh
@@ -82,6 +83,8 @@ mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/      
 mutant dead-settled assign.c 's/^\( *\)if (q \&\& !q->dead)$/\1if (q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
 mutant fresh-with-peers assign.c 's/^                    job->peer_count == 0)$/                    1)/'
+mutant short-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& item_after(\&item\[j - 1\], \&x); j--)$/        for (j = i; j > 0 \&\& 0 \&\& item_after(\&item[j - 1], \&x); j--)/'
+mutant short-dead-kept batch_effects.c 's/^                continue; \/\* deferred while resolving (assign.c) \*\/$/                (void)0;/'
 mutant effects-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& fx_cmp(m, \&fx\[j - 1\], \&x) > 0; j--)$/        for (j = i; j > 0 \&\& (fx_cmp(m, \&fx[j - 1], \&x) \& 0) + (fx[j - 1].ordinal > x.ordinal); j--)/'
 mutant effects-domain-shared batch_effects.c 's/^            return 0; \/\* a whole run beside another destination \*\/$/            continue;/'
 mutant dead-runs-merged assign.c 's/^                    trace_dead_run(s, m, a); \/\* another dead one \*\/$/                    (void)0;/'

@@ -234,14 +234,14 @@ static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
  *    another dead destination, exactly as while resolving (below).
  * The batch is then settled: sorted into the batch order from the written
  * order as above (a short one by its queues, without splitting its runs:
- * batch_effects.c qsi_batch_order_settled).  A batch with a transport to create, more than
- * QSI_BATCH_FX_MAX effects, or effects whose order needs the rest of the
- * batch (qsi_batch_fx_order) is resolved as before, and so is a batch of
- * more than QSI_BATCH_FX_MAX runs at its first effect (collecting and
- * ordering a long batch's effects cost the sort shape more than the
- * resolve order it saved: 1.2% of its instructions); the queues found stay
- * with its runs (split runs copy them), nothing being freed while
- * resolving. */
+ * batch_effects.c qsi_batch_order_settled).  A batch with a transport to
+ * create, more than QSI_BATCH_FX_MAX effects, or effects whose order
+ * needs the rest of the batch (qsi_batch_fx_order) is resolved as before,
+ * and so is a batch of more than QSI_BATCH_FX_MAX runs at its first
+ * effect (collecting and ordering a long batch's effects cost the sort
+ * shape more than the resolve order it saved: 1.2% of its instructions);
+ * the queues found stay with its runs (split runs copy them), nothing
+ * being freed while resolving. */
 static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
                                     assign_state *a)
 {
@@ -250,12 +250,13 @@ static size_t batch_resolve_postfix(qs_sched *s, qs_message *m, size_t n,
     int64_t base = v[0].ordinal, own_end = 0;
     size_t i = 0, out, k = 0, e;
     struct qs_batch_fx fx[QSI_BATCH_FX_MAX];
-    /* The look-ups, in written order, until more effects than fx holds:
-     * every run's transport (pass 2 found it, if it exists) and queue
-     * (b->queue), the queue of each recipient of a run whose destination
-     * is the recipient (own, valid below own_end), and each failure (fx).
-     * One run of one destination (a refill, a small message) has no order
-     * to skip: resolved at once, with one look-up. */
+    /* The look-ups, in written order, until a transport to create, more
+     * effects than fx holds, or a long batch's first effect: every run's
+     * transport (pass 2 found it, if it exists) and queue (b->queue), the
+     * queue of each recipient of a run whose destination is the recipient
+     * (own, valid below own_end), and each failure (fx).  One run of one
+     * destination (a refill, a small message) has no order to skip:
+     * resolved at once, with one look-up. */
     if ((n > 1 || v[0].limit1) && !QSI_RESOLVE_ALWAYS) {
         for (; i < n; i++) {
             struct qs_batch_rcpt *b = &v[i];

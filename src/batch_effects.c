@@ -50,13 +50,10 @@ static int fx_cmp(const qs_message *m, const struct qs_batch_fx *a,
     if (a->limit1 && b->limit1) {
         if (a->aprefix != b->aprefix)
             return a->aprefix < b->aprefix ? -1 : 1;
-        if (!(a->ashort && b->ashort)) {
-            char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-            qsi_rcpt_address(ga, a->index, a->ordinal, da);
-            qsi_rcpt_address(gb, b->index, b->ordinal, db);
-            if ((c = strcmp(da, db)) != 0)
-                return c;
-        }
+        if (!(a->ashort && b->ashort) &&
+            (c = qsi_address_cmp(ga, a->index, a->ordinal, gb, b->index,
+                                 b->ordinal)) != 0)
+            return c;
     }
     return a->ordinal < b->ordinal ? -1 : a->ordinal > b->ordinal;
 }
@@ -187,13 +184,9 @@ size_t qsi_batch_order_settled(qs_sched *s, size_t n, qs_queue *const *own,
         for (r = 0; r < (v[i].limit1 ? v[i].count : 1); r++) {
             qs_queue *q = v[i].limit1 ? own[v[i].ordinal + r - base]
                                       : v[i].queue;
-            qs_transport *t = q->transport;
             if (q->dead)
                 continue; /* deferred while resolving (assign.c) */
-            if (t->batch_stamp != stamp) {
-                t->batch_stamp = stamp;
-                names[nnames++] = t;
-            }
+            qsi_batch_note_transport(q->transport, stamp, names, &nnames);
             item[k].queue = q;
             item[k].count = v[i].limit1 ? 1 : v[i].count;
             item[k].prefix = qsi_key_prefix(q->name, 0, &item[k].key_short);

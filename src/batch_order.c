@@ -122,7 +122,6 @@ size_t qsi_rcpt_address(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * name and the first 8 bytes of the destination key in one integer; the
  * whole strings are compared only when those agree. */
 
-
 static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 {
     /* limit 1 (b->limit1 is dest_rcpt_limit == 1, assign.c): the run is
@@ -144,14 +143,22 @@ static void run_key(const qs_message *m, struct qs_batch_rcpt *b)
 static int run_tie(const qs_message *m, const struct qs_batch_rcpt *a,
                    const struct qs_batch_rcpt *b)
 {
-    const qs_mgroup *ga, *gb;
-    char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-    ga = &m->groups[a->group];
-    gb = &m->groups[b->group];
+    const qs_mgroup *ga = &m->groups[a->group], *gb = &m->groups[b->group];
     if (a->transport->dest_rcpt_limit != 1)
         return strcmp(ga->nexthop, gb->nexthop);
-    qsi_rcpt_address(ga, a->index, a->ordinal, da);
-    qsi_rcpt_address(gb, b->index, b->ordinal, db);
+    return qsi_address_cmp(ga, a->index, a->ordinal, gb, b->index,
+                           b->ordinal);
+}
+
+/* Two recipients' own addresses (qsi_rcpt_address) in byte order: the
+ * last step of the batch order's, the resolve order's and the effects'
+ * comparisons (batch_effects.c). */
+int qsi_address_cmp(const qs_mgroup *ga, int64_t ia, int64_t oa,
+                    const qs_mgroup *gb, int64_t ib, int64_t ob)
+{
+    char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
+    qsi_rcpt_address(ga, ia, oa, da);
+    qsi_rcpt_address(gb, ib, ob, db);
     return strcmp(da, db);
 }
 
@@ -243,20 +250,16 @@ void qsi_address_head(const qs_mgroup *g, int64_t index, int64_t ordinal,
  * whole addresses are compared only when the prefixes agree.  A run that
  * is not one recipient is alone with its domain in the batch (see struct
  * qs_batch_rcpt), so its address is never compared.  The comparison:
- *     by drank (= the domains' order, qsi_domain_cmp), then by the address's
- *     first 8 bytes, then, if those agree and the addresses go on, by the
- *     whole address
+ *     by drank (= the domains' order, qsi_domain_cmp), then by the
+ *     address's first 8 bytes, then, if those agree and the addresses go
+ *     on, by the whole address
  * (resolve_tie is the last step, through order_tie; key_cmp and
  * run_order_cmp make the others). */
 static int resolve_tie(const qs_message *m, const struct qs_batch_rcpt *a,
                        const struct qs_batch_rcpt *b)
 {
-    const qs_mgroup *ga = &m->groups[a->group];
-    const qs_mgroup *gb = &m->groups[b->group];
-    char da[QSI_ADDRESS_MAX], db[QSI_ADDRESS_MAX];
-    qsi_rcpt_address(ga, a->index, a->ordinal, da);
-    qsi_rcpt_address(gb, b->index, b->ordinal, db);
-    return strcmp(da, db);
+    return qsi_address_cmp(&m->groups[a->group], a->index, a->ordinal,
+                           &m->groups[b->group], b->index, b->ordinal);
 }
 
 /* The domain key of a run (for the resolve order and for finding the
@@ -314,7 +317,7 @@ static inline int order_tie(const qs_message *m, enum sort_order order,
 {
     if (order == ORDER_DOMAIN)
         return qsi_domain_cmp(m->groups[ra->group].nexthop,
-                          m->groups[rb->group].nexthop);
+                              m->groups[rb->group].nexthop);
     return order == ORDER_RESOLVE ? resolve_tie(m, ra, rb)
                                   : run_tie(m, ra, rb);
 }
@@ -473,18 +476,13 @@ static void batch_sort(qs_sched *s, const qs_message *m, enum sort_order order,
 static void batch_keys(qs_sched *s, const qs_message *m,
                        struct qs_batch_rcpt *v, size_t n)
 {
-    qs_transport *few[16], **names = few, *t;
+    qs_transport *few[16], **names = few;
     size_t i, nnames = 0;
     uint64_t stamp = (uint64_t)s->stats.reads; /* this batch's number */
     if (s->ntransports > sizeof few / sizeof few[0])
         names = qsi_calloc(s->ntransports, sizeof *names);
-    for (i = 0; i < n; i++) {
-        t = v[i].transport;
-        if (t->batch_stamp != stamp) {
-            t->batch_stamp = stamp;
-            names[nnames++] = t;
-        }
-    }
+    for (i = 0; i < n; i++)
+        qsi_batch_note_transport(v[i].transport, stamp, names, &nnames);
     qsi_batch_rank(names, nnames);
     if (names != few)
         free(names);

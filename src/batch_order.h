@@ -128,6 +128,22 @@ struct qs_batch_fx {
  * other's by address). */
 int qsi_batch_fx_order(const qs_message *m, struct qs_batch_fx *fx, size_t k);
 
+/* Two recipients' own addresses (qsi_rcpt_address: group, index,
+ * ordinal) compared in byte order, as strcmp. */
+int qsi_address_cmp(const qs_mgroup *ga, int64_t ia, int64_t oa,
+                    const qs_mgroup *gb, int64_t ib, int64_t ob);
+
+/* A batch's transports, each once: t joins names[0..*n) the first time
+ * the batch numbered stamp (stats.reads) meets it. */
+static inline void qsi_batch_note_transport(qs_transport *t, uint64_t stamp,
+                                            qs_transport **names, size_t *n)
+{
+    if (t->batch_stamp != stamp) {
+        t->batch_stamp = stamp;
+        names[(*n)++] = t;
+    }
+}
+
 /* The batch's distinct transports names[0..n) ranked by name
  * (qs_transport.batch_rank; batch_effects.c). */
 void qsi_batch_rank(qs_transport **names, size_t n);

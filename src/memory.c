@@ -327,6 +327,10 @@ static int message_finish(qs_sched *s, qs_message *m)
     while (m->jobs) {
         qs_job *j = m->jobs;
         m->jobs = j->mnext;
+        /* The next job is cold (its last recipient left long ago): asked
+         * for while this one is freed (issue 16: the first read of each
+         * job freed here was 5% of the transports shape's time). */
+        QSI_PREFETCH_W(m->jobs);
         qsi_job_free(s, j);
     }
     qs_map_del_value(&s->messages, m->id_hash, m); /* (no id compared) */

@@ -83,7 +83,7 @@ mutant unsorted assign.c 's/^        qsi_batch_order_written(s, m, out);$/      
 mutant dead-settled assign.c 's/^\( *\)if (q \&\& !q->dead)$/\1if (q)/'
 mutant fresh-new-peer assign.c 's/^                p = job->peer_tail && job->peer_tail->queue == q$/                p = 0/'
 mutant fresh-with-peers assign.c 's/^                    job->peer_count == 0)$/                    1)/'
-mutant short-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& item_after(\&item\[j - 1\], \&x); j--)$/        for (j = i; j > 0 \&\& 0 \&\& item_after(\&item[j - 1], \&x); j--)/'
+mutant short-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& item_after(\&item\[ord\[j - 1\]\], \&item\[x\]); j--)$/        for (j = i; j > 0 \&\& 0 \&\& item_after(\&item[ord[j - 1]], \&item[x]); j--)/'
 mutant short-dead-kept batch_effects.c 's/^                continue; \/\* deferred while resolving (assign.c) \*\/$/                (void)0;/'
 mutant effects-unsorted batch_effects.c 's/^        for (j = i; j > 0 \&\& fx_cmp(m, \&fx\[j - 1\], \&x) > 0; j--)$/        for (j = i; j > 0 \&\& (fx_cmp(m, \&fx[j - 1], \&x) \& 0) + (fx[j - 1].ordinal > x.ordinal); j--)/'
 mutant effects-domain-shared batch_effects.c 's/^            return 0; \/\* a whole run beside another destination \*\/$/            continue;/'

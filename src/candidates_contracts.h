@@ -30,6 +30,16 @@ typedef struct cix_best {
   requires valid:   \valid(b) && \valid_read(b->s) &&
                     \separated(b, b->s, job, job->message, job->transport);
   requires job:     qs_job_counts_ok(job) && qs_job_queued_ok(job, b->s->now);
+  // The job's own part of the index's minima (job_index.c cix_own) is
+  // its counters as they are: what the function reads instead of them.
+  // A job that needs nothing has none (CIX_NONE, INT64_MAX), which no
+  // max_slots reaches (at most (QS_COUNT_MAX + QS_SLOTS_MAX) / 2).
+  requires own:     (qs_needed(job) >= 1 ==>
+                       job->cix_own_needed == qs_needed(job) &&
+                       job->cix_own_total == qs_total(job) &&
+                       job->cix_own_queued == job->message->queued_time) &&
+                    (qs_needed(job) < 1 ==>
+                       job->cix_own_needed > b->max_slots);
   requires best:    b->job == \null ||
                     (1 <= b->total <= QS_COUNT_MAX &&
                      0 <= b->delay <= QS_DELAY_SAFE);

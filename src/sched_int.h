@@ -263,15 +263,19 @@ struct qs_job {
      * transport's tree, whose in-order sequence is the job list, with the
      * subtree's fewest remaining entries, earliest enqueue time and fewest
      * entries in total (over the jobs with remaining entries) */
-    qs_job *cix_left, *cix_right, *cix_up;
+    qs_job *cix_up;
     uint64_t cix_prio;
-    int64_t cix_min_needed, cix_min_queued, cix_min_total;
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
-    int64_t cix_own_needed, cix_own_queued, cix_own_total, cix_own_free;
-                              /* this job's own part of the four minima,
-                                 as its counters were at its last update
-                                 (job_index.c cix_own) */
+    int64_t cix_own_free;     /* this job's own part of cix_min_free */
+    /* What the candidate query reads of every node it visits, in one
+     * cache line (offset 256; the checks below): the children, the three
+     * minima it prunes by, and the job's own part of them (this job's
+     * part of the minima, as its counters were at its last update:
+     * job_index.c cix_own). */
+    qs_job *cix_left, *cix_right;
+    int64_t cix_min_needed, cix_min_queued, cix_min_total;
+    int64_t cix_own_needed, cix_own_queued, cix_own_total;
     int cix_in;               /* in the tree (= on the job list) */
     int bix_stop;             /* qsi_job_walk_stop: no entries, or unread
                                  recipients with room to read them - the

@@ -1,0 +1,10 @@
+# proofs/mutants/cix-own-free-for-queued.sed - mutant: the candidate index
+# takes the job's delay from the wrong one of its own index fields (its
+# part of cix_min_free, the enqueue time of a job without a stack parent,
+# "none" for a job with one) instead of its own part of cix_min_queued
+# (S-PRE-6's delay).  The precondition `own` says what the own part is;
+# the contract of cix_consider catches the misreading.
+# expect: taken
+# file: src/candidates.c
+# function: cix_consider
+s/delay = b->s->now - job->cix_own_queued + 1;/delay = b->s->now - job->cix_own_free + 1;/

@@ -74,10 +74,10 @@
 /* S-PRE-5, S-PRE-6 at one job: the walk's test, verbatim (preempt.c),
  * on the job's own part of the index's minima (cix_own_needed, _total,
  * _queued: job_index.c cix_own), which are its counters as they are -
- * the contract's `own` - and sit on the node's cache line with what the
- * visit read already, where the counters are on two other lines of the
- * job and one of its message (issue 16: 3% of the blockers shape's time
- * waited for them under perf).  A job that needs nothing has no own part
+ * the contract's `own` - and sit beside what the visit read already,
+ * where the counters are on two other lines of the job and one of its
+ * message (issue 16: 3% of the blockers shape's time waited for them
+ * under perf).  A job that needs nothing has no own part
  * (CIX_NONE), which fits no max_slots. */
 static void (cix_consider)(cix_best *b, qs_job *job)
 {
@@ -94,6 +94,9 @@ static void (cix_consider)(cix_best *b, qs_job *job)
         return;
     total = job->cix_own_total;   /* = QS_MAX_ENTRIES(job) */
     delay = b->s->now - job->cix_own_queued + 1; /* its message's time */
+    /* (for WP: a job that fits has an own part, its counters) */
+    /*@ assert own: qs_needed(job) >= 1 && total == qs_total(job) &&
+                    delay == qs_delay(job, b->s->now); */
     /* S-PRE-6: replace only on a strictly better score; since jobs are
      * considered in list order, a tie keeps the earlier job */
     if (!b->job || qs_score_better(delay, total, b->delay, b->total)) {

@@ -268,11 +268,11 @@ struct qs_job {
     int64_t cix_min_free;     /* earliest enqueue time of a job without a
                                  stack parent (job_link's time markers) */
     int64_t cix_own_free;     /* this job's own part of cix_min_free */
-    /* What the candidate query reads of every node it visits, in one
-     * cache line (offset 256; the checks below): the children, the three
-     * minima it prunes by, and the job's own part of them (this job's
-     * part of the minima, as its counters were at its last update:
-     * job_index.c cix_own). */
+    /* What the candidate query reads of every node it visits, together
+     * (64 bytes; job_index.c checks it): the children, the three minima
+     * it prunes by, and the job's own part of them (this job's part of
+     * the minima, as its counters were at its last update: job_index.c
+     * cix_own). */
     qs_job *cix_left, *cix_right;
     int64_t cix_min_needed, cix_min_queued, cix_min_total;
     int64_t cix_own_needed, cix_own_queued, cix_own_total;

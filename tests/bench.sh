@@ -22,7 +22,9 @@
 #      and can express the stream;
 #   7. (a diagnosis, no target) where the CPU time goes by kind of event:
 #      time-stamp ticks per select, done, arrive and other line, from a
-#      build with -DQS_EVENT_CLOCK.
+#      build with -DQS_EVENT_CLOCK;
+#   8. (a diagnosis, no target) where the time waits: perf's cpu-clock
+#      samples by source line, for the shapes that miss the rate target.
 # Time is measured here, in the benchmark, never in a unit test;
 # instruction counts are deterministic and compare across machines.
 # Streams are generated (deterministically) into build/bench/ and kept;
@@ -31,9 +33,10 @@
 #
 # Environment: BENCH_SIZES (default "1000 10000 100000"), BENCH_RUNS
 # (default 3), BENCH_SEED (default 1), BENCH_SKIP (a list of sections to
-# skip: ipc rate scaling check memory postfix clock), BENCH_MIXES (the shapes,
-# default every mix).  Needs valgrind for 1, 3
-# and 6 (skipped with a note without it) and python3 for the timings.
+# skip: ipc rate scaling check memory postfix clock perf), BENCH_MIXES
+# (the shapes, default every mix), BENCH_PERF_MIXES and BENCH_PERF_TOP
+# (section 8).  Needs valgrind for 1, 3 and 6 and perf for 8 (each
+# skipped with a note without it) and python3 for the timings.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 Q="$top/build/qsched"
@@ -392,6 +395,55 @@ PY
         [ -s "$out/clock.dat" ] || echo "   (no figures: the clock build prints nothing off x86)"
     else
         echo "   (the clock build failed: $out/clock-build.log)"
+    fi
+fi
+
+# ---- 8. where the time waits, by source line ----
+# No target: a diagnosis, the one that has guided the work since session
+# 23.  This machine has no hardware counters, but the kernel's cpu-clock
+# event samples where the program is, 20,000 times a second of CPU time,
+# and the measured binary carries its line table (-g): perf then says on
+# which source lines the time is spent.  A line that only loads a field
+# and takes a large share is waiting for memory (the sample lands on the
+# load, or just after it): what the rate shapes mostly do (docs/
+# performance.md, session 23).  Per shape: the top BENCH_PERF_TOP (8) lines
+# with their share of the samples and the line's text.  The shapes: those
+# below the rate target in section 2 (build/bench/rate.dat), all of them
+# if section 2 did not run, or BENCH_PERF_MIXES.  Needs perf (Debian:
+# linux-perf); skipped with a note without it.
+if ! skip perf; then
+    echo "== 8. where the time waits (perf cpu-clock samples by source line; 1M events)"
+    if ! command -v perf >/dev/null 2>&1 ||
+        ! perf record -q -e cpu-clock -o "$out/perf-probe.data" true >/dev/null 2>&1; then
+        echo "   (perf missing or not allowed to sample here: skipped)"
+    else
+        pmixes=${BENCH_PERF_MIXES:-}
+        if [ -z "$pmixes" ] && [ -s "$out/rate.dat" ] && ! skip rate; then
+            pmixes=$(awk -v min="$RATE_MIN" '$4 < min { printf "%s ", $1 }' "$out/rate.dat")
+            [ -n "$pmixes" ] || echo "   (every shape met the rate target)"
+        elif [ -z "$pmixes" ]; then
+            pmixes=$MIXES
+        fi
+        for mix in $pmixes; do
+            f="$out/rate-$mix.events"
+            gen_stream "$f" --seed "$SEED" --mix "$mix" --profile postfix --size 1000000
+            if ! perf record -q -e cpu-clock -F 20000 -o "$out/perf-$mix.data" \
+                "$Q" "$f" >/dev/null 2>"$out/perf-$mix.log"; then
+                echo "   $mix: no figure ($out/perf-$mix.log)"
+                continue
+            fi
+            echo "   $mix:"
+            perf report -i "$out/perf-$mix.data" --no-children --stdio \
+                --sort srcline 2>/dev/null | grep '%' |
+                head -n "${BENCH_PERF_TOP:-8}" | while read -r pct loc; do
+                file=${loc%%:*} line=${loc##*:}
+                text=""
+                if [ -f "$top/src/$file" ]; then
+                    text=$(sed -n "${line}p" "$top/src/$file" | sed 's/^ *//' | cut -c1-60)
+                fi
+                printf '     %6s  %-24s %s\n' "$pct" "$loc" "$text"
+            done
+        done
     fi
 fi
 

@@ -855,43 +855,11 @@ static int arrive_line(qs_stream *st, const char *line, size_t len,
  * and `at <t>` with t of 1 to 9 digits (t < 2^33), single blanks, nothing
  * else on the line.  Returns the number and sets *outcome (done) or
  * returns -1: the line is not in that form and goes the general way. */
-/* Up to 8 digits, as one word (issue 16: the digit loop was 70
- * instructions of every `done` line, 2% of the many-transports shape's):
- * the 8 bytes that end the number (the line's own: fast_number asks for
- * 8 before `end`), with the bytes before the number made '0'; all eight
- * must be digits ((b & 0xf0) == 0x30 and
- * ((b + 6) & 0xf0) == 0x30, no carry between the bytes of digits); then
- * the pairs, quads and halves are joined (the first byte, the lowest on
- * a little-endian machine, is the most significant digit).  -1 if a byte
- * is not a digit. */
-static int64_t eight_digits(const char *end, size_t n)
-{
-    uint64_t w, low = n < 8 ? ((uint64_t)1 << (8 * (8 - n))) - 1 : 0;
-    memcpy(&w, end - 8, 8);
-    w = (w & ~low) | (0x3030303030303030ULL & low);
-    if ((w & 0xf0f0f0f0f0f0f0f0ULL) != 0x3030303030303030ULL ||
-        ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) !=
-            0x3030303030303030ULL)
-        return -1;
-    w -= 0x3030303030303030ULL;
-    w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
-    w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
-    w = (w * 10000 + (w >> 32)) & 0xffffffffULL;
-    return (int64_t)w;
-}
-
-static int64_t fast_number(const char *line, const char *p,
-                           const char *end, int maxdigits)
+static int64_t fast_number(const char *p, const char *end, int maxdigits)
 {
     int64_t v = 0;
     if (end - p < 1 || end - p > maxdigits || *p == '0')
         return -1;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (end - p <= 8 && end - line >= 8)
-        return eight_digits(end, (size_t)(end - p));
-#else
-    (void)line;
-#endif
     for (; p < end; p++) {
         if (*p < '0' || *p > '9')
             return -1;
@@ -917,7 +885,7 @@ static int64_t fast_done(const char *line, size_t len, enum qs_outcome *o)
     } else {
         return -1;
     }
-    return sp > line + 6 ? fast_number(line, line + 6, sp, 18) : -1;
+    return sp > line + 6 ? fast_number(line + 6, sp, 18) : -1;
 }
 
 /* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
@@ -957,7 +925,7 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
         return 0;
     }
     if (len > 3 && memcmp(line, "at ", 3) == 0 &&
-        (v = fast_number(line, line + 3, line + len, 9)) >= 0) {
+        (v = fast_number(line + 3, line + len, 9)) >= 0) {
         if (HAVE_SCHED(st, err, errlen))
             return 2;
         if (qs_advance(st->sched, v, why, sizeof why) < 0) {

@@ -14,7 +14,9 @@
  *     and end, so that the backward shift that fills the hole moves the
  *     entries after it (and only those that may move);
  *   - a long pseudo-random sequence of puts and removals, checked after
- *     every step.
+ *     every step;
+ *   - a table past 2 MiB (map.c table_alloc's huge-page allocation):
+ *     every key found, half removed, the rest found.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +123,37 @@ int main(void)
     }
     CHECK("map-del-value/random-sequence", ok && agrees(&m, NK));
     qs_map_destroy(&m);
+
+    /* 3. a table past 2 MiB (map.c table_alloc: from there a table is
+     * allocated at 2 MiB alignment, advised for huge pages): 100,000
+     * numeric keys (262,144 slots of 32 bytes: 8 MiB after the last
+     * doubling, which re-places every entry), each found, then half
+     * removed by value and the rest still found */
+    {
+        static int big[100000];
+        size_t k, found = 0, kept = 0;
+        qs_map_init(&m);
+        ok = 1;
+        for (k = 0; k < 100000; k++)
+            ok &= qs_map_put_hashed(&m, qs_map_hash(NULL, k + 1), NULL,
+                                    k + 1, &big[k]) == 0;
+        CHECK("map-big/built", ok && m.count == 100000 &&
+                                   m.cap * sizeof *m.slot >= (size_t)2 << 20);
+        for (k = 0; k < 100000; k++)
+            found += qs_map_get_hashed(&m, qs_map_hash(NULL, k + 1), NULL,
+                                       k + 1) == &big[k];
+        CHECK_EQ_LL("map-big/all-found", (long long)found, 100000);
+        for (k = 0; k < 100000; k += 2)
+            ok &= qs_map_del_value(&m, qs_map_hash(NULL, k + 1), &big[k]) == 1;
+        for (k = 0; k < 100000; k++) {
+            void *v = qs_map_get_hashed(&m, qs_map_hash(NULL, k + 1), NULL,
+                                        k + 1);
+            kept += k % 2 ? v == &big[k] : v == NULL;
+        }
+        CHECK("map-big/half-removed", ok && m.count == 50000 &&
+                                          kept == 100000);
+        qs_map_destroy(&m);
+    }
     printf("# %d checks, %d failed\n", check_count, check_failures);
     return check_failures != 0;
 }

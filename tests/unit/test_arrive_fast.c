@@ -38,6 +38,7 @@
 #include "events.h"
 #include "check.h"
 #include "capture.h"
+#include "draw.h"
 
 /* The line as the second line of a stream whose first line is a comment
  * of first_len bytes; the verdict, the message and the trace of three
@@ -47,7 +48,7 @@ static int feed(const char *line, size_t len, size_t first_len,
 {
     char err[512], *first = malloc(first_len);
     qs_stream *st = qs_stream_new("t", capture_sink, out);
-    int rc, i;
+    int rc;
     out->len = 0;
     out->text[0] = 0;
     msg[0] = 0;
@@ -60,17 +61,10 @@ static int feed(const char *line, size_t len, size_t first_len,
     first[0] = '#';
     rc = qs_stream_line(st, first, first_len, err, sizeof err);
     free(first);
-    if (rc == 0)
-        rc = qs_stream_line(st, line, len, err, sizeof err);
-    if (rc != 0)
-        snprintf(msg, msglen, "%s", err);
-    for (i = 0; rc == 0 && i < 3; i++)
-        qs_stream_line(st, "select", 6, err, sizeof err);
-    qs_stream_free(st);
-    return rc;
+    return capture_line(st, rc, line, len, 3, msg, msglen);
 }
 
-static int n_lines, n_accepted, n_disagree;
+static capture_tally tally;
 
 /* Both ways agree on the line (len bytes); counts the accepted ones. */
 static void agree(const char *line, size_t len)
@@ -79,15 +73,7 @@ static void agree(const char *line, size_t len)
     char ma[512], mb[512];
     int ra = feed(line, len, 1, &a, ma, sizeof ma);
     int rb = feed(line, len, len + 1, &b, mb, sizeof mb);
-    n_lines++;
-    if (ra == 0)
-        n_accepted++;
-    if (ra != rb || strcmp(ma, mb) != 0 || a.len != b.len ||
-        strcmp(a.text, b.text) != 0) {
-        if (n_disagree++ < 5)
-            printf("# disagree on \"%.*s\": %d \"%s\" / %d \"%s\"\n",
-                   (int)len, line, ra, ma, rb, mb);
-    }
+    capture_count(&tally, line, len, ra, ma, &a, rb, mb, &b);
 }
 
 static void agree_str(const char *line) { agree(line, strlen(line)); }
@@ -100,16 +86,10 @@ static char *rep(char *buf, char c, size_t n)
     return buf;
 }
 
-/* A fixed generator (splitmix64): the drawn lines are the same on every
- * run and machine. */
+/* The drawn inputs' sequence (draw.h): the same on every run and
+ * machine. */
 static unsigned long long seed = 16;
-static unsigned long long next_rand(void)
-{
-    unsigned long long z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+static unsigned long long next_rand(void) { return draw_next(&seed); }
 
 int main(void)
 {
@@ -165,11 +145,11 @@ int main(void)
     /* a NUL inside the line, where the one-pass reader ends a group */
     agree("arrive M1 s:a\0 s:b", 18);
     agree("arrive M1 s:a*2\0", 16);
-    CHECK_EQ_LL("arrive-fast-edges-accepted", n_accepted, 13);
+    CHECK_EQ_LL("arrive-fast-edges-accepted", tally.accepted, 13);
 
     /* the length limits, at and one past: message id 64, transport 64,
      * local part 64, next-hop 200 */
-    n_accepted = 0;
+    tally.accepted = 0;
     for (k = 0; k < 2; k++) {
         snprintf(line, sizeof line, "arrive %s s:a*2", rep(t, 'M', 64 + k));
         agree_str(line);
@@ -184,13 +164,13 @@ int main(void)
                  rep(h, 'h', 200 + k));
         agree_str(line);
     }
-    CHECK_EQ_LL("arrive-fast-limits-accepted", n_accepted, 5);
+    CHECK_EQ_LL("arrive-fast-limits-accepted", tally.accepted, 5);
 
     /* the most groups on a line, and one more (QS_GROUPS_MAX) */
     {
         size_t ng, n;
         char *big = malloc(7 + 3 + 4 * (QS_GROUPS_MAX + 1) + 1);
-        n_accepted = 0;
+        tally.accepted = 0;
         for (ng = QS_GROUPS_MAX; big && ng <= QS_GROUPS_MAX + 1; ng++) {
             size_t gi;
             n = (size_t)sprintf(big, "arrive M1");
@@ -199,14 +179,14 @@ int main(void)
             agree(big, n);
         }
         free(big);
-        CHECK_EQ_LL("arrive-fast-groups-max-accepted", n_accepted, 1);
+        CHECK_EQ_LL("arrive-fast-groups-max-accepted", tally.accepted, 1);
     }
 
     /* drawn lines: "arrive" and up to 6 parts from an alphabet of what
      * the reader looks at */
     {
         static const char alphabet[] = "aaaabbcz09-.AM_+:::@@**1110  \t#=\r!";
-        int drawn, accepted_before = n_accepted;
+        int drawn, accepted_before = tally.accepted;
         for (drawn = 0; drawn < 20000; drawn++) {
             size_t n = 0, parts = 1 + next_rand() % 6, pi;
             n += (size_t)snprintf(line, sizeof line, "arrive M%d", drawn % 7);
@@ -230,9 +210,9 @@ int main(void)
         /* a drawn line is mostly refused; some must be accepted, or the
          * draw tests only the refusals */
         CHECK("arrive-fast-drawn-some-accepted",
-              n_accepted - accepted_before > 1000);
+              tally.accepted - accepted_before > 1000);
     }
-    printf("# %d lines, %d disagreements\n", n_lines, n_disagree);
-    CHECK_EQ_LL("arrive-fast-agrees", n_disagree, 0);
+    printf("# %d lines, %d disagreements\n", tally.lines, tally.disagree);
+    CHECK_EQ_LL("arrive-fast-agrees", tally.disagree, 0);
     return CHECK_DONE();
 }

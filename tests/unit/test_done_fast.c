@@ -32,6 +32,7 @@
 #include "events.h"
 #include "check.h"
 #include "capture.h"
+#include "draw.h"
 
 /* The line as the third line of a stream with D1 in flight: its status,
  * message and the trace from there on (the line and one select). */
@@ -50,17 +51,10 @@ static int feed(const char *line, size_t len, capture *out, char *msg,
         rc = qs_stream_line(st, "select", 6, err, sizeof err);
     out->len = 0;
     out->text[0] = 0;
-    if (rc == 0)
-        rc = qs_stream_line(st, line, len, err, sizeof err);
-    if (rc != 0)
-        snprintf(msg, msglen, "%s", err);
-    else
-        qs_stream_line(st, "select", 6, err, sizeof err);
-    qs_stream_free(st);
-    return rc;
+    return capture_line(st, rc, line, len, 1, msg, msglen);
 }
 
-static int n_lines, n_accepted, n_disagree;
+static capture_tally tally;
 
 /* The fast line and its general twin agree (the twin: one more blank
  * before the line's last word, at `split`). */
@@ -76,15 +70,7 @@ static void agree(const char *line, size_t len, size_t split)
     memcpy(twin + split + 1, line + split, len - split);
     ra = feed(line, len, &a, ma, sizeof ma);
     rb = feed(twin, len + 1, &b, mb, sizeof mb);
-    n_lines++;
-    if (ra == 0)
-        n_accepted++;
-    if (ra != rb || strcmp(ma, mb) != 0 || a.len != b.len ||
-        strcmp(a.text, b.text) != 0) {
-        if (n_disagree++ < 5)
-            printf("# disagree on \"%.*s\": %d \"%s\" / %d \"%s\"\n",
-                   (int)len, line, ra, ma, rb, mb);
-    }
+    capture_count(&tally, line, len, ra, ma, &a, rb, mb, &b);
 }
 
 /* `done D<number> <outcome>` and `at <number>`, both checked. */
@@ -110,16 +96,10 @@ static void both_str(const char *number, const char *outcome)
     both(number, strlen(number), outcome);
 }
 
-/* A fixed generator (splitmix64): the drawn numbers are the same on
- * every run and machine. */
+/* The drawn inputs' sequence (draw.h): the same on every run and
+ * machine. */
 static unsigned long long seed = 23;
-static unsigned long long next_rand(void)
-{
-    unsigned long long z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+static unsigned long long next_rand(void) { return draw_next(&seed); }
 
 int main(void)
 {
@@ -168,12 +148,12 @@ int main(void)
             both_str(edges[i], outcomes[k]);
     /* done: D1 D01 D00000001, 3 per outcome; at: 1 2 9 0 01 00000001 10
      * 12345678 99999999 100000000 8589934592 999999999, 12 per outcome */
-    CHECK_EQ_LL("done-fast-edges-accepted", n_accepted, 3 * 3 + 3 * 12);
+    CHECK_EQ_LL("done-fast-edges-accepted", tally.accepted, 3 * 3 + 3 * 12);
 
     /* a byte that is not a digit at each place of an eight-digit number
      * (and of numbers of 2..8 digits), among them bytes whose + 6 carries
      * into the next byte of the word */
-    n_accepted = 0;
+    tally.accepted = 0;
     for (k = 2; k <= 8; k++)
         for (i = 0; i < (size_t)k; i++)
             for (j = 0; j < sizeof carries; j++) {
@@ -181,12 +161,12 @@ int main(void)
                 num[i] = (char)carries[j];
                 both(num, (size_t)k, "ok");
             }
-    CHECK_EQ_LL("done-fast-bad-bytes-refused", n_accepted, 0);
+    CHECK_EQ_LL("done-fast-bad-bytes-refused", tally.accepted, 0);
 
     /* drawn numbers: 1 to 20 characters, mostly digits */
     {
         static const char alphabet[] = "0123456789012345678901234567891/:a\xfa\xff";
-        int drawn, accepted_before = n_accepted;
+        int drawn, accepted_before = tally.accepted;
         for (drawn = 0; drawn < 20000; drawn++) {
             size_t n = 1 + next_rand() % 20, c;
             for (c = 0; c < n; c++)
@@ -194,9 +174,9 @@ int main(void)
             both(num, n, outcomes[next_rand() % 3]);
         }
         CHECK("done-fast-drawn-some-accepted",
-              n_accepted - accepted_before > 500);
+              tally.accepted - accepted_before > 500);
     }
-    printf("# %d lines, %d disagreements\n", n_lines, n_disagree);
-    CHECK_EQ_LL("done-fast-agrees", n_disagree, 0);
+    printf("# %d lines, %d disagreements\n", tally.lines, tally.disagree);
+    CHECK_EQ_LL("done-fast-agrees", tally.disagree, 0);
     return CHECK_DONE();
 }

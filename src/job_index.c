@@ -29,19 +29,8 @@
  * May not: decide anything; every list position is the one jobs.c or
  * preempt.c chose.
  */
-#include <stddef.h>
 #include <stdint.h>
 #include "sched_int.h"
-
-/* What the candidate query reads of a job it visits (sched_int.h,
- * struct qs_job): the children, the three minima and the job's own part
- * of them, together - 64 bytes on a 64-bit machine (56 with 4-byte
- * pointers, the playground's wasm32), in one or two cache lines (the
- * pools align objects on 16 bytes; on 64, measured, the time did not
- * move). */
-_Static_assert(offsetof(qs_job, cix_own_total) + sizeof(int64_t) -
-                       offsetof(qs_job, cix_left) <= 64,
-               "qs_job: the candidate query's fields together");
 
 /* CIX_NONE is the aggregate of "no job": larger than every real count or
  * time, so a subtree without a fitting job never passes the fit test

@@ -29,8 +29,8 @@
  * May not: own its keys (a string key belongs to the stored value, which
  * outlives its map entry) or report errors other than "out of memory".
  */
-/* madvise and MADV_HUGEPAGE (Linux): a hint, see table_alloc */
 #if defined(__linux__) && !defined(__FRAMAC__)
+/* madvise and MADV_HUGEPAGE (Linux): a hint, see table_alloc */
 #define _DEFAULT_SOURCE 1
 #include <sys/mman.h>
 #endif

@@ -269,7 +269,7 @@ struct qs_job {
                                  stack parent (job_link's time markers) */
     int64_t cix_own_free;     /* this job's own part of cix_min_free */
     /* What the candidate query reads of every node it visits, together
-     * (64 bytes; job_index.c checks it): the children, the three minima
+     * (64 bytes; alloc.c checks it): the children, the three minima
      * it prunes by, and the job's own part of them (this job's part of
      * the minima, as its counters were at its last update: job_index.c
      * cix_own). */

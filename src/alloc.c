@@ -190,7 +190,8 @@ void *qsi_pool_get(qs_pool *p)
     if (!obj)
         return pool_cut(p);
     memcpy(&p->head, obj, sizeof p->head); /* the link in its first bytes */
-    QSI_PREFETCH_W(p->head); /* the next get's (qsi_pool_get_sized) */
+    QSI_PREFETCH_W(p->head); /* the next get's first read: see
+                                qsi_pool_get_sized */
     memset(obj, 0, p->size);
     return obj;
 }

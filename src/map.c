@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "map.h"
+#include "words.h"
 
 /* A table of `bytes` (a power of two times a slot).  From 2 MiB up it is
  * asked for at 2 MiB alignment and advised to be backed by huge pages,
@@ -49,9 +50,9 @@
  * the memory and bulk shapes' time under perf; with the advice bulk
  * replays 32% faster, memory 11%.  Smaller tables given a huge page of
  * their own, from 128 KiB, measured no faster: their pages fit the
- * TLB).  The advice concerns only
- * how memory is mapped: where it is not honoured, nothing changes but
- * the speed.  Freed with free, either way. */
+ * TLB).  The advice concerns only how memory is mapped: where it is not
+ * honoured, nothing changes but the speed.  Freed with free, either
+ * way. */
 #define MAP_HUGE_TABLE ((size_t)2 << 20)
 static void *table_alloc(size_t bytes)
 {
@@ -65,7 +66,6 @@ static void *table_alloc(size_t bytes)
 #endif
     return malloc(bytes);
 }
-#include "words.h"
 
 /* A key is a string, a number, or both (str may be NULL).  FNV-1a over
  * the string, seeded with the number, then a final mix.

@@ -103,10 +103,12 @@ static unsigned long long next_rand(void) { return draw_next(&seed); }
 
 int main(void)
 {
-    /* The comment after each: which of its two lines the general path
-     * accepts - `done` only with the number 1 (D1 is the one delivery in
-     * flight), `at` with 0 <= t <= 8589934592 (2^33); leading zeros are
-     * the grammar's (the fast reading leaves such a line to it). */
+    /* The comment after each: which of its two lines the grammar
+     * (spec/events.md: `number = 1*DIGIT`, leading zeros allowed; `at`
+     * 0 .. 2^33, S-EV-6; `done` of a delivery in flight, S-EV-9) accepts
+     * - `done` only with the number 1 (D1 is the one delivery in flight),
+     * `at` with 0 <= t <= 8589934592 (2^33), leading zeros or not (the
+     * fast reading leaves those to the general path). */
     static const char *const edges[] = {
         "1",                    /* done and at */
         "2",                    /* at (no D2) */

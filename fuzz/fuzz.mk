@@ -8,7 +8,7 @@
 #                   one afl-fuzz at a time, nice'd; prints execs, execs/s,
 #                   edges, map density, crashes and hangs per harness
 #                   (FUZZ_VARIANT=plain|san picks the build fuzzed)
-#   fuzz-smoke      the CI smoke: build, FUZZ_SMOKE_SECONDS (default 45)
+#   fuzz-smoke      the CI smoke: build, FUZZ_SMOKE_SECONDS (default 30)
 #                   per harness on the ASan+UBSan build, fail on any
 #                   finding; skips with a message without afl-clang-fast
 #   fuzz-cmin       shrink the saved corpora (fuzz/corpus/*) with afl-cmin
@@ -24,7 +24,7 @@
 
 FUZZ_BUILD     ?= build/fuzz
 FUZZ_SECONDS   ?= 60
-FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_VARIANT   ?= plain
 # '|'-separated invariant messages of open findings to tolerate while
 # fuzzing (see fuzz/run.sh); empty: every finding counts

@@ -14,13 +14,34 @@ no() { echo "FAIL $1: $2"; }
 Q=${QSCHED:-build/qsched}
 
 # build DIR FLAGS [SRCDIR]: qsched built into DIR with CFLAGS=FLAGS (and
-# no profile-guided pass, PGO=0: the Makefile) from
-# the tree SRCDIR (default: here); a failed build fails the test.  Two
-# jobs: these builds were most of the two tests' time (a build 10.6 s
-# alone, 6.6 s with -j2), and the suites around them run one at a time.
+# no profile-guided pass, PGO=0: the Makefile) from the tree SRCDIR
+# (default: here); a failed build fails the test.  These builds were most
+# of the differential tests' time (make check's sh suite), so:
+#   - they are built at OPT=$TEST_OPT (default -O1: no link-time
+#     optimisation, no debug information; a build about 4x faster than
+#     the default -O2 -flto, and what is compared is the code's
+#     behaviour, the same at any level: the sanitizer suites hold the code
+#     free of the undefined behaviour that could make levels differ);
+#   - a build of this tree is kept, by its FLAGS, as the seed of a
+#     mutant's build with the same FLAGS: the mutant's tree (mutant_tree)
+#     keeps the sources' times, so make recompiles only what its mutated
+#     file reaches (the one object, or every object for a header: the
+#     Makefile's objects depend on every header) and links.  make does not
+#     track flags, which is why a seed is only ever used for the same
+#     FLAGS and OPT.
+TEST_OPT=${TEST_OPT:--O1}
 build() {
-    make -s -j2 -C "${3:-.}" BUILD="$1" CFLAGS="$2" PGO=0 "$1/qsched" >"$t/build.log" 2>&1 ||
+    build_key=$(printf '%s|%s' "$TEST_OPT" "$2" | cksum | cut -d' ' -f1)
+    build_seed="$t/.seed-$build_key"
+    if [ -n "${3:-}" ] && [ -d "$build_seed" ]; then
+        mkdir -p "$1"
+        cp -pR "$build_seed/." "$1/"
+    fi
+    make -s -j2 -C "${3:-.}" BUILD="$1" OPT="$TEST_OPT" CFLAGS="$2" PGO=0 "$1/qsched" >"$t/build.log" 2>&1 ||
         { no "build-$(basename "$1")" "$(head -3 "$t/build.log" | tr '\n' ' ')"; exit 1; }
+    if [ -z "${3:-}" ] && [ ! -d "$build_seed" ]; then
+        cp -pR "$1" "$build_seed"
+    fi
 }
 
 # gen_streams BACKLOG "MIX SEED SIZE"...: postfix-profile streams of
@@ -53,7 +74,7 @@ gen_streams() {
 # mutant that no longer applies is never taken for one that was caught.
 mutant_tree() {
     mkdir -p "$2"
-    cp -R Makefile src "$2/"
+    cp -pR Makefile src "$2/" # -p: the times, for build's seed
     sed -i "$4" "$2/src/$3"
     if cmp -s "src/$3" "$2/src/$3"; then
         no "mutant-$1-applies" "the mutation did not change src/$3"

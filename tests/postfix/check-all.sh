@@ -5,7 +5,7 @@
 #
 # Owns: building the AFL++ builds of fuzz/fuzz_postfix.c (qsched's postfix
 # profile and Postfix's own queue manager in lockstep, a differing decision
-# aborts) and running it FUZZ_SMOKE_SECONDS (default 45) on the ASan build
+# aborts) and running it FUZZ_SMOKE_SECONDS (default 30) on the ASan build
 # through fuzz/run.sh; any crash (a divergence, a Postfix panic, a
 # sanitizer report) fails.  Without afl-clang-fast, or when Postfix cannot
 # be obtained or built, it prints a SKIP line (a failure under CI=true,
@@ -25,7 +25,7 @@ if ! make -s fuzz-postfix-build >"$tmp/build.out" 2>&1; then
     exit 0
 fi
 FUZZ_BUILD=${FUZZ_BUILD:-build/fuzz} FUZZ_VARIANT=san \
-    sh fuzz/run.sh fuzz "${FUZZ_SMOKE_SECONDS:-45}" postfix >"$tmp/run.out" 2>&1
+    sh fuzz/run.sh fuzz "${FUZZ_SMOKE_SECONDS:-30}" postfix >"$tmp/run.out" 2>&1
 rc=$?
 cat "$tmp/run.out"
 line=$(grep '^fuzz postfix:' "$tmp/run.out" | tail -1)

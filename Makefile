@@ -177,8 +177,8 @@ demo: $(BUILD)/qsched
 	@echo "                  an estimate: some valid streams exceed it (S-MEM-9)"
 	@echo "   s_inv_8_bound  a bound that always holds (S-INV-8): peak_in_core <= s_inv_8_bound"
 
-# make check: the suites that must pass before every commit, in at most
-# 5 minutes on 2 shared cores (tests/run.sh prints each suite's time; the
+# make check: the suites that must pass before every commit, in about 8
+# to 10 minutes on 2 shared cores (tests/run.sh prints each suite's time; the
 # last line is "N passed, N failed").  tests/deps.sh installs missing
 # tools (Debian, as root) first.
 # make check-all: the heavy runs that make check leaves out (tests/run.sh

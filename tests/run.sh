@@ -9,7 +9,8 @@
 #             golden and error suites, a valgrind subset, then the hooks of
 #             level "check" (conformance, fuzz replay, proofs replay, the
 #             bounded Postfix differential run, the bounded model checker).
-#             At most 5 minutes on 2 shared cores, no timing-dependent test.
+#             About 8 to 10 minutes on 2 shared cores (not the 5 it once
+#             aimed at), no timing-dependent test.
 #   --quick   the quick suites only (also QSCHED_SKIP_SLOW=1): ~10 s
 #   --heavy   make check-all: the hooks of level "heavy" (full proofs, all
 #             mutants, the model checker's full standard run, a short

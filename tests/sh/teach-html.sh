@@ -81,7 +81,7 @@ for ev in tests/golden/*.events; do
     $q $args "$ev" > "$t/$name.default" 2>/dev/null
     echo "$name $t/$name.json $t/$name.explain $t/$name.default $ev" >> "$t/goldens"
 done
-python3 - "$t/goldens" <<'PY'
+python3 - "$t/goldens" > "$t/goldens.out" 2>&1 <<'PY'
 import json, sys, re
 class Fail(Exception):
     pass
@@ -143,3 +143,8 @@ for line in open(sys.argv[1]):
     except Exception as e:  # a malformed page is a failure of this stream
         print(f"FAIL teach-html/golden/{name}: {type(e).__name__}: {e}")
 PY
+cat "$t/goldens.out"
+# one verdict per golden written, or the python3 itself failed: a golden
+# without its line would otherwise vanish from the count unnoticed
+[ "$(grep -c '^\(ok\|FAIL\) teach-html/golden/' "$t/goldens.out")" -eq "$(wc -l < "$t/goldens")" ] &&
+    ok goldens-all-checked || bad goldens-all-checked "$(wc -l < "$t/goldens") goldens, verdicts: $(grep -c '^\(ok\|FAIL\) teach-html/golden/' "$t/goldens.out")"

@@ -888,6 +888,59 @@ static int64_t fast_done(const char *line, size_t len, enum qs_outcome *o)
     return sp > line + 6 ? fast_number(line + 6, sp, 18) : -1;
 }
 
+/* The canonical `select` (S-EV-8, round robin), `done D<n> OUTCOME`
+ * (S-EV-9) and `at <t>` (S-EV-6, below) lines, once read (the line
+ * counted): what the general path of qs_stream_line does with them,
+ * shared by its fast paths and by qs_stream_read's (chunk_line).  Not
+ * inlined: the read loop stays small,
+ * and the general path's many locals are not set up for them. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int select_line(qs_stream *st, char *err, size_t errlen)
+{
+    qs_delivery d;
+    char why[256];
+    if (HAVE_SCHED(st, err, errlen))
+        return 2;
+    if (qs_select(st->sched, NULL, &d, why, sizeof why) < 0)
+        return lerr(st, err, errlen, why, NULL);
+    return 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int done_line(qs_stream *st, int64_t handle, enum qs_outcome o,
+                     char *err, size_t errlen)
+{
+    char why[256];
+    if (HAVE_SCHED(st, err, errlen))
+        return 2;
+    if (qs_done(st->sched, handle, o, why, sizeof why) < 0)
+        return lerr(st, err, errlen, why, NULL);
+    return 0;
+}
+
+/* `at <t>` in fast_number's form (1 to 9 digits, the first not 0; digits
+ * is its number as written, for the message). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int at_line(qs_stream *st, int64_t t, const char *digits, size_t n,
+                   char *err, size_t errlen)
+{
+    char why[256], written[16];
+    if (HAVE_SCHED(st, err, errlen))
+        return 2;
+    if (qs_advance(st->sched, t, why, sizeof why) < 0) {
+        memcpy(written, digits, n);
+        written[n] = 0;
+        return lerr(st, err, errlen, why, written);
+    }
+    return 0;
+}
+
 /* Feeds one line (S-EV-1 .. S-EV-9): checks the limits, then dispatches on
  * the verb; one valid line is exactly one call of the core API. */
 int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
@@ -909,33 +962,13 @@ int qs_stream_line(qs_stream *st, const char *line, size_t len, char *err,
     /* The commonest line, exactly `select` (S-EV-8, round robin): what the
      * general path below does with it, without copying and splitting it
      * (issue 16: about one line in three of a replay). */
-    if (len == 6 && memcmp(line, "select", 6) == 0) {
-        qs_delivery d;
-        if (HAVE_SCHED(st, err, errlen))
-            return 2;
-        if (qs_select(st->sched, NULL, &d, why, sizeof why) < 0)
-            return lerr(st, err, errlen, why, NULL);
-        return 0;
-    }
-    if (len > 3 && line[0] == 'd' && (v = fast_done(line, len, &o)) > 0) {
-        if (HAVE_SCHED(st, err, errlen))
-            return 2;
-        if (qs_done(st->sched, v, o, why, sizeof why) < 0)
-            return lerr(st, err, errlen, why, NULL);
-        return 0;
-    }
+    if (len == 6 && memcmp(line, "select", 6) == 0)
+        return select_line(st, err, errlen);
+    if (len > 3 && line[0] == 'd' && (v = fast_done(line, len, &o)) > 0)
+        return done_line(st, v, o, err, errlen);
     if (len > 3 && memcmp(line, "at ", 3) == 0 &&
-        (v = fast_number(line + 3, line + len, 9)) >= 0) {
-        if (HAVE_SCHED(st, err, errlen))
-            return 2;
-        if (qs_advance(st->sched, v, why, sizeof why) < 0) {
-            char t[16];
-            memcpy(t, line + 3, len - 3);
-            t[len - 3] = 0;
-            return lerr(st, err, errlen, why, t);
-        }
-        return 0;
-    }
+        (v = fast_number(line + 3, line + len, 9)) >= 0)
+        return at_line(st, v, line + 3, len - 3, err, errlen);
     /* an arrive line in its plain form, read in one pass (arrive_parse):
      * what do_arrive below does with it, every check already made */
     if (len > 7 && memcmp(line, "arrive ", 7) == 0 &&
@@ -1070,6 +1103,75 @@ static int feed(qs_stream *st, const char *line, size_t len,
     return rc;
 }
 
+/* The three commonest lines read straight from the input chunk, their
+ * end found as they are read (issue 16: finding each line's end first
+ * with a memchr call, then dispatching it through qs_stream_line, whose
+ * general path sets up a large frame, cost about 100 instructions a
+ * line, a tenth of a replay): exactly "select\n",
+ * "done D<n> ok|fail|defer\n" in fast_done's form (n of 1 to 18 digits,
+ * the first not 0) and "at <t>\n" in fast_number's (1 to 9 digits, the
+ * first not 0), wholly inside [p, end).  Returns the kind (CHUNK_SELECT,
+ * CHUNK_DONE with *number and *o, CHUNK_AT with *number) and sets *len
+ * to the line's length without its newline; or CHUNK_OTHER for any other
+ * line, a line that goes on past the chunk, or one of these in another
+ * form: those go the usual way and are accepted or refused there as
+ * before.  What this accepts is exactly what qs_stream_line's own fast
+ * paths accept, with the same call (select_line, done_line, at_line), so
+ * a line is read the same whichever way it goes (tests/unit/
+ * test_chunk_line.c). */
+enum { CHUNK_OTHER, CHUNK_SELECT, CHUNK_DONE, CHUNK_AT };
+
+/* 1 to max digits from p, the first not 0, ended by a byte that is not a
+ * digit before end: their value, and *after the byte after them; or -1. */
+static inline int64_t chunk_number(const char *p, const char *end, int max,
+                                   const char **after)
+{
+    const char *q;
+    int64_t v = 0;
+    if (p >= end || *p < '1' || *p > '9')
+        return -1;
+    for (q = p; q < end && q - p < max && *q >= '0' && *q <= '9'; q++)
+        v = v * 10 + (*q - '0');
+    *after = q;
+    return v;
+}
+
+static int chunk_line(const char *p, const char *end, size_t *len,
+                      int64_t *number, enum qs_outcome *o)
+{
+    const char *q;
+    if (end - p >= 7 && memcmp(p, "select\n", 7) == 0) {
+        *len = 6;
+        return CHUNK_SELECT;
+    }
+    if (end - p >= 11 && memcmp(p, "done D", 6) == 0) {
+        if ((*number = chunk_number(p + 6, end, 18, &q)) < 0)
+            return CHUNK_OTHER;
+        if (end - q >= 4 && memcmp(q, " ok\n", 4) == 0) {
+            *o = QS_DONE_OK;
+            q += 3;
+        } else if (end - q >= 6 && memcmp(q, " fail\n", 6) == 0) {
+            *o = QS_DONE_FAIL;
+            q += 5;
+        } else if (end - q >= 7 && memcmp(q, " defer\n", 7) == 0) {
+            *o = QS_DONE_DEFER;
+            q += 6;
+        } else {
+            return CHUNK_OTHER;
+        }
+        *len = (size_t)(q - p);
+        return CHUNK_DONE;
+    }
+    if (end - p >= 5 && memcmp(p, "at ", 3) == 0) {
+        if ((*number = chunk_number(p + 3, end, 9, &q)) < 0 || q == end ||
+            *q != '\n')
+            return CHUNK_OTHER;
+        *len = (size_t)(q - p);
+        return CHUNK_AT;
+    }
+    return CHUNK_OTHER;
+}
+
 /* Reads a whole input into the stream, line by line (S-EV-1), in bounded
  * memory: a line is collected up to QS_LINE_MAX + 1 bytes and, if it goes
  * on, refused at once as too long without reading the rest.  So whatever
@@ -1103,10 +1205,38 @@ int qs_stream_read(qs_stream *st, FILE *in, const qs_read_opts *o, char *err,
         }
         end = chunk + n;
         while (p < end && rc == 0) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            size_t seg = (size_t)((nl ? nl : end) - p), take;
+            const char *nl;
+            size_t seg, take;
+            int64_t number;
+            enum qs_outcome outcome;
+            int kind;
             if (stop > 0 && st->lineno + 1 >= stop)
                 goto done;
+            if (alen == 0 && (kind = chunk_line(p, end, &seg, &number,
+                                                &outcome)) != CHUNK_OTHER) {
+                /* a select, done or at, read where it lies (chunk_line) */
+#ifdef EVENT_CLOCK
+                int k = kind == CHUNK_SELECT ? EC_SELECT
+                        : kind == CHUNK_DONE ? EC_DONE : EC_OTHER;
+                unsigned long long t0 = __rdtsc();
+#endif
+                st->lineno++; /* as qs_stream_line counts it */
+                rc = kind == CHUNK_SELECT ? select_line(st, err, errlen)
+                     : kind == CHUNK_DONE
+                         ? done_line(st, number, outcome, err, errlen)
+                         : at_line(st, number, p + 3, seg - 3, err, errlen);
+#ifdef EVENT_CLOCK
+                st->clock_ticks[k] += __rdtsc() - t0;
+                st->clock_lines[k]++;
+#endif
+                if (rc == 0 && o && o->after_line &&
+                    (!o->wanted || *o->wanted))
+                    rc = o->after_line(o->ctx, st, err, errlen);
+                p += seg + 1;
+                continue;
+            }
+            nl = memchr(p, '\n', (size_t)(end - p));
+            seg = (size_t)((nl ? nl : end) - p);
             if (alen == 0 && nl && seg <= QS_LINE_MAX) {
                 /* the common case: a whole line inside the chunk; feed's
                  * two steps written out (issue 16: its call, with six

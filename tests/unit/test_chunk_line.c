@@ -22,8 +22,9 @@
  * digits and a leading 0, a CR; `at` with 1 to 10 digits, 2^33 and one
  * more, a leading 0, a blank more, a CR; a line cut before its
  * newline (the last line of an input) - then 20,000 drawn (fixed
- * seed) from an alphabet of the bytes that matter, and every place of a line across the end of
- * a chunk (the reader must leave such a line to the collecting path).
+ * seed) from an alphabet of the bytes that matter, and every place of
+ * a line across the end of a chunk (the reader must leave such a line
+ * to the collecting path).
  * So that a reader taking nothing cannot pass, the accepted lines among
  * the hand-picked ones are counted against the grammar's answer; by
  * hand (session 25), a chunk_line that read each digit one too low, or

@@ -218,11 +218,48 @@ int main(void)
     }
     CHECK_EQ_LL("chunk-line-boundary-accepted", tally.accepted, 4 * 17);
 
+    /* numbers of 1 to 12 digits, and with a byte that is not a digit at
+     * each place - among them bytes whose + 6 carries into the next
+     * byte of a word (chunk_number reads eight at a time): a done's
+     * handle is in its message ("t:4: D<n> is not in flight") when it is
+     * not D1; an `at` line is put between two of the same time that
+     * chunk_line does not take (a blank more), so that a time read too
+     * low or too high is refused as going backwards */
+    {
+        static const unsigned char odd[] = {0xfa, 0xfb, 0xfe, 0xff, 0x7f,
+                                            0x80, '/', ':', ' ', 'a'};
+        char num[16], line[64];
+        int before = tally.accepted;
+        size_t d, pos, j, n;
+        for (d = 1; d <= 12; d++)
+            for (pos = 0; pos <= d; pos++)
+                for (j = 0; j < (pos < d ? sizeof odd : 1); j++) {
+                    memcpy(num, "987654321098", d);
+                    if (pos < d)
+                        num[pos] = (char)odd[j]; /* pos == d: all digits */
+                    n = (size_t)sprintf(line, "done D");
+                    memcpy(line + n, num, d);
+                    n += d;
+                    n += (size_t)sprintf(line + n, " fail");
+                    agree_padded(line, n, 0, 1);
+                    /* "at  NUM\nat NUM\nat  NUM" */
+                    n = (size_t)sprintf(line, "at  %.*s\nat %.*s\nat  %.*s",
+                                        (int)d, num, (int)d, num, (int)d,
+                                        num);
+                    agree_padded(line, n, 0, 1);
+                }
+        /* accepted: the at lines of 1 to 9 digits (2^33 bounds 10) - all
+         * digits (d = 1..9), or a blank first or last and the other d - 1
+         * digits (d = 2..10); no done (D1 is never among them) */
+        CHECK_EQ_LL("chunk-line-numbers-accepted", tally.accepted - before,
+                    9 + 9 + 9);
+    }
+
     /* drawn lines: "done D" or "select" or nothing, then up to 14 bytes
      * of an alphabet of what the reader tests */
     {
         static const char alphabet[] =
-            "0123456789011 okfaildefer\r\t D\n";
+            "0123456789011 okfaildefer\r\t D\n\xfa\xff/:";
         static const char *const heads[] = {"done D", "done D1", "select",
                                             "done D1 ", "at ", "at 1", ""};
         int drawn, before = tally.accepted;

@@ -102,8 +102,14 @@ static qs_queue *rcpt_queue(qs_sched *s, qs_transport *t, const qs_mgroup *g,
 #define QSI_PEER_FIND_ALWAYS 0
 #endif
 
-/* `count` recipients of one run, in order, to queue q of transport t. */
-static void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
+/* `count` recipients of one run, in order, to queue q of transport t.
+ * Inlined in its loop (pass 4 of qsi_message_read): it runs once per
+ * run, and its call, with six arguments and the registers it saves, was
+ * about 20 of its 300 instructions (issue 16: transports -0.8%). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void assign_run(qs_sched *s, qs_message *m, qs_transport *t,
                        qs_queue *q, int64_t count, assign_state *a)
 {
     qs_entry *entry = a->entry;

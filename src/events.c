@@ -849,51 +849,117 @@ static int arrive_line(qs_stream *st, const char *line, size_t len,
     return do_arrive(st, st->words, n, err, errlen);
 }
 
+/* 1 to max digits from p (max >= 8), the first not 0, up to the first
+ * byte that is not a digit or to end: their value, and *after the byte
+ * after them; or -1.
+ *
+ * Eight bytes at a time where eight are left before end, on a
+ * little-endian machine (issue 16: a digit at a time was about 48
+ * instructions for a handle of six digits, a twentieth of a done line's
+ * reading; this is about 25).  Of the word w of the next 8 bytes, the
+ * first in its lowest byte:
+ *     a byte is a digit iff its high nibble is 3 and, with 6 added, is
+ *     still 3 (0x30..0x39); the first byte that is not is the lowest
+ *     byte with a bit of `bad`: its number k, from bad's lowest bit (an
+ *     addition carries only upwards, from a byte at or after the first
+ *     non-digit, so the bytes before it read true);
+ *     the k digits' values, moved to the top bytes (the last digit in the
+ *     highest), are combined in pairs, fours and eights: 10 * upper +
+ *     lower, each step one multiplication over the whole word.
+ * Eight digits go on one at a time, up to max.  The value is the same
+ * as the loop's, which is what a big-endian machine or the last bytes
+ * of a line or chunk run (tests/unit/test_chunk_line.c and
+ * test_done_fast.c draw bytes around the digits, high bytes included). */
+static inline int64_t chunk_number(const char *p, const char *end, int max,
+                                   const char **after)
+{
+    const char *q = p, *stop = end - p > max ? p + max : end;
+    int64_t v = 0;
+    unsigned d;
+    if (p >= end || *p < '1' || *p > '9')
+        return -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    defined(__GNUC__)
+    if (end - p >= 8) {
+        const uint64_t nib = 0xF0F0F0F0F0F0F0F0ULL;
+        const uint64_t threes = 0x3030303030303030ULL;
+        uint64_t w, bad, x;
+        int k;
+        memcpy(&w, p, 8);
+        bad = ((w & nib) ^ threes) | (((w + 0x0606060606060606ULL) & nib) ^
+                                      threes);
+        k = bad ? __builtin_ctzll(bad) >> 3 : 8; /* 1..8: p[0] is one */
+        x = (w - threes) << (8 * (8 - k));        /* k = 8: no shift */
+        x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFULL;
+        x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFULL;
+        x = (x * 10000 + (x >> 32)) & 0xFFFFFFFFULL;
+        v = (int64_t)x;
+        q = p + k;
+        if (k < 8) {
+            *after = q;
+            return v;
+        }
+    }
+#endif
+    for (; q < stop && (d = (unsigned char)*q - '0') < 10; q++)
+        v = v * 10 + d;
+    *after = q;
+    return v;
+}
+
+/* The outcome word of a `done` line at q - " ok", " fail" or " defer" -
+ * as the line's last word: the line ends at end (a line given whole,
+ * nl 0) or at a newline right after the word (a line in the input chunk,
+ * nl 1).  Sets *o and returns the byte after the word, or NULL. */
+static inline const char *outcome_word(const char *q, const char *end,
+                                       int nl, enum qs_outcome *o)
+{
+    if (end - q >= 3 && memcmp(q, " ok", 3) == 0) {
+        *o = QS_DONE_OK;
+        q += 3;
+    } else if (end - q >= 5 && memcmp(q, " fail", 5) == 0) {
+        *o = QS_DONE_FAIL;
+        q += 5;
+    } else if (end - q >= 6 && memcmp(q, " defer", 6) == 0) {
+        *o = QS_DONE_DEFER;
+        q += 6;
+    } else {
+        return NULL;
+    }
+    return (nl ? q < end && *q == '\n' : q == end) ? q : NULL;
+}
+
 /* The canonical forms of the two other frequent lines, read without
  * copying and splitting the line: `done D<n> ok|fail|defer` with n of 1 to
  * 18 digits, the first not 0 (so 1 <= n < 2^62, what parse_count admits),
  * and `at <t>` with t of 1 to 9 digits (t < 2^33), single blanks, nothing
  * else on the line.  Returns the number and sets *outcome (done) or
- * returns -1: the line is not in that form and goes the general way. */
+ * returns -1: the line is not in that form and goes the general way.
+ * The same readers as the input chunk's (chunk_line): chunk_number and
+ * outcome_word, here with the line's end for its newline. */
 static int64_t fast_number(const char *p, const char *end, int maxdigits)
 {
-    int64_t v = 0;
-    if (end - p < 1 || end - p > maxdigits || *p == '0')
-        return -1;
-    for (; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
+    const char *after;
+    int64_t v = chunk_number(p, end, maxdigits, &after);
+    return v >= 0 && after == end ? v : -1;
 }
 
 static int64_t fast_done(const char *line, size_t len, enum qs_outcome *o)
 {
-    const char *end = line + len, *sp;
-    if (len < 10 || memcmp(line, "done D", 6) != 0)
+    const char *end = line + len, *after;
+    int64_t v;
+    if (len < 10 || memcmp(line, "done D", 6) != 0 ||
+        (v = chunk_number(line + 6, end, 18, &after)) < 0)
         return -1;
-    if (memcmp(end - 3, " ok", 3) == 0) {
-        *o = QS_DONE_OK;
-        sp = end - 3;
-    } else if (memcmp(end - 5, " fail", 5) == 0) {
-        *o = QS_DONE_FAIL;
-        sp = end - 5;
-    } else if (len >= 12 && memcmp(end - 6, " defer", 6) == 0) {
-        *o = QS_DONE_DEFER;
-        sp = end - 6;
-    } else {
-        return -1;
-    }
-    return sp > line + 6 ? fast_number(line + 6, sp, 18) : -1;
+    return outcome_word(after, end, 0, o) ? v : -1;
 }
 
 /* The canonical `select` (S-EV-8, round robin), `done D<n> OUTCOME`
  * (S-EV-9) and `at <t>` (S-EV-6, below) lines, once read (the line
  * counted): what the general path of qs_stream_line does with them,
  * shared by its fast paths and by qs_stream_read's (chunk_line).  Not
- * inlined: the read loop stays small,
- * and the general path's many locals are not set up for them. */
+ * inlined: the read loop stays small, and the general path's many locals
+ * are not set up for them. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -1121,64 +1187,6 @@ static int feed(qs_stream *st, const char *line, size_t len,
  * test_chunk_line.c). */
 enum { CHUNK_OTHER, CHUNK_SELECT, CHUNK_DONE, CHUNK_AT };
 
-/* 1 to max digits from p (max >= 8), the first not 0, up to the first
- * byte that is not a digit or to end: their value, and *after the byte
- * after them; or -1.
- *
- * Eight bytes at a time where eight are left before end, on a
- * little-endian machine (issue 16: a digit at a time was about 48
- * instructions for a handle of six digits, a twentieth of a done line's
- * reading; this is about 25).  Of the word w of the next 8 bytes, the
- * first in its lowest byte:
- *     a byte is a digit iff its high nibble is 3 and, with 6 added, is
- *     still 3 (0x30..0x39); the first byte that is not is the lowest
- *     byte with a bit of `bad`: its number k, from bad's lowest bit (an
- *     addition carries only upwards, from a byte at or after the first
- *     non-digit, so the bytes before it read true);
- *     the k digits' values, moved to the top bytes (the last digit in the
- *     highest), are combined in pairs, fours and eights: 10 * upper +
- *     lower, each step one multiplication over the whole word.
- * Eight digits go on one at a time, up to max.  The value is the same
- * as the loop's, which is what a big-endian machine or the last bytes
- * of a chunk run (tests/unit/test_chunk_line.c draws bytes around the
- * digits, high bytes included). */
-static inline int64_t chunk_number(const char *p, const char *end, int max,
-                                   const char **after)
-{
-    const char *q = p, *stop = end - p > max ? p + max : end;
-    int64_t v = 0;
-    unsigned d;
-    if (p >= end || *p < '1' || *p > '9')
-        return -1;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
-    defined(__GNUC__)
-    if (end - p >= 8) {
-        const uint64_t nib = 0xF0F0F0F0F0F0F0F0ULL;
-        const uint64_t threes = 0x3030303030303030ULL;
-        uint64_t w, bad, x;
-        int k;
-        memcpy(&w, p, 8);
-        bad = ((w & nib) ^ threes) | (((w + 0x0606060606060606ULL) & nib) ^
-                                      threes);
-        k = bad ? __builtin_ctzll(bad) >> 3 : 8; /* 1..8: p[0] is one */
-        x = (w - threes) << (8 * (8 - k));        /* k = 8: no shift */
-        x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFULL;
-        x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFULL;
-        x = (x * 10000 + (x >> 32)) & 0xFFFFFFFFULL;
-        v = (int64_t)x;
-        q = p + k;
-        if (k < 8) {
-            *after = q;
-            return v;
-        }
-    }
-#endif
-    for (; q < stop && (d = (unsigned char)*q - '0') < 10; q++)
-        v = v * 10 + d;
-    *after = q;
-    return v;
-}
-
 static int chunk_line(const char *p, const char *end, size_t *len,
                       int64_t *number, enum qs_outcome *o)
 {
@@ -1188,20 +1196,9 @@ static int chunk_line(const char *p, const char *end, size_t *len,
         return CHUNK_SELECT;
     }
     if (end - p >= 11 && memcmp(p, "done D", 6) == 0) {
-        if ((*number = chunk_number(p + 6, end, 18, &q)) < 0)
+        if ((*number = chunk_number(p + 6, end, 18, &q)) < 0 ||
+            !(q = outcome_word(q, end, 1, o)))
             return CHUNK_OTHER;
-        if (end - q >= 4 && memcmp(q, " ok\n", 4) == 0) {
-            *o = QS_DONE_OK;
-            q += 3;
-        } else if (end - q >= 6 && memcmp(q, " fail\n", 6) == 0) {
-            *o = QS_DONE_FAIL;
-            q += 5;
-        } else if (end - q >= 7 && memcmp(q, " defer\n", 7) == 0) {
-            *o = QS_DONE_DEFER;
-            q += 6;
-        } else {
-            return CHUNK_OTHER;
-        }
         *len = (size_t)(q - p);
         return CHUNK_DONE;
     }

@@ -37,6 +37,17 @@ _Static_assert(offsetof(qs_job, cix_own_total) + sizeof(int64_t) -
                        offsetof(qs_job, cix_left) <= 64,
                "qs_job: the candidate query's fields together");
 
+/* A new job is zeroed up to its index fields (QSI_JOB_INDEXED,
+ * sched_int.h): what must start at 0 or NULL - the checker's record, the
+ * flags telling whether it is in the index - comes before them, and they
+ * run to the end of the job (then at most its padding). */
+_Static_assert(offsetof(qs_job, ck) < QSI_JOB_INDEXED &&
+                       offsetof(qs_job, cix_in) < QSI_JOB_INDEXED &&
+                       offsetof(qs_job, bix_fpos) < QSI_JOB_INDEXED &&
+                       sizeof(qs_job) - offsetof(qs_job, tix_up) -
+                               sizeof(qs_job *) < _Alignof(qs_job),
+               "qs_job: the index fields last");
+
 /* calloc that never returns NULL. */
 void *qsi_calloc(size_t n, size_t size)
 {

@@ -403,9 +403,11 @@ qs_job *qsi_job_obtain(qs_sched *s, qs_message *m, qs_transport *t)
 {
     qs_job *job = job_find(m, t), **pp;
     int revived = job != NULL;
-    /* New: all counters 0, on no list (level -1) until linked below. */
+    /* New: all counters 0, on no list (level -1) until linked below.
+     * Zeroed up to its index fields, which the index sets when the job
+     * enters it (sched_int.h, QSI_JOB_INDEXED). */
     if (!job) {
-        job = qsi_pool_get_sized(&s->job_pool, sizeof *job);
+        job = qsi_pool_get_sized(&s->job_pool, QSI_JOB_INDEXED);
         job->message = m;
         job->transport = t;
         job->serial = ++s->serial;

@@ -259,7 +259,28 @@ struct qs_job {
     uint64_t preempted_serial; /* serial of the job it last preempted: lets
                                  the checker tell a parent that paid for
                                  this child from an adoptive one */
-    /* the candidate index (candidates.c): this job as a node of its
+    int cix_in;               /* in the tree (= on the job list) */
+    int bix_stop;             /* qsi_job_walk_stop: no entries, or unread
+                                 recipients with room to read them - the
+                                 selection walk does more than mark it
+                                 (kept while bix_listed: blocker_region.c) */
+    uint64_t bix_label;       /* its place on the list, increasing along
+                                 it (blocker_index.c, while bix_on) */
+    ptrdiff_t bix_fpos;       /* with bix_stop: 1 + its place in the
+                                 transport's heap of such jobs, or -(1 +
+                                 its place) in the set aside ones, 0 none */
+    struct qs_job_ck *ck;     /* the incremental checker's record of it
+                                 (below); NULL until the checker is on */
+    /* The index fields (QSI_JOB_INDEXED, to the end): set when the job
+     * enters its transport's index (job_index.c qsi_cix_insert and
+     * qsi_tix_insert, which give every one of them a value) and read
+     * only while it is in it (cix_in, cix_on): a job out of the index
+     * holds whatever they were, as after an index drop.  So a new job's
+     * are not zeroed (jobs.c qsi_job_obtain): two of its six cache lines
+     * are not written when the index is off (issue 16: jobs were 38% of
+     * the transports shape's pool memory, and every arrival zeroes
+     * three or four).
+     * The candidate index (candidates.c): this job as a node of its
      * transport's tree, whose in-order sequence is the job list, with the
      * subtree's fewest remaining entries, earliest enqueue time and fewest
      * entries in total (over the jobs with remaining entries) */
@@ -276,24 +297,16 @@ struct qs_job {
     qs_job *cix_left, *cix_right;
     int64_t cix_min_needed, cix_min_queued, cix_min_total;
     int64_t cix_own_needed, cix_own_queued, cix_own_total;
-    int cix_in;               /* in the tree (= on the job list) */
-    int bix_stop;             /* qsi_job_walk_stop: no entries, or unread
-                                 recipients with room to read them - the
-                                 selection walk does more than mark it
-                                 (kept while bix_listed: blocker_region.c) */
-    uint64_t bix_label;       /* its place on the list, increasing along
-                                 it (blocker_index.c, while bix_on) */
     int64_t cix_size;         /* jobs in its subtree (kept while bix_on:
-                                 qsi_cix_rank) */
-    ptrdiff_t bix_fpos;       /* with bix_stop: 1 + its place in the
-                                 transport's heap of such jobs, or -(1 +
-                                 its place) in the set aside ones, 0 none */
+                                 qsi_cix_rank; 1 at insertion) */
     /* the same tree shape for the by-time list (job_index.c), kept with
      * the above; links only, no aggregate */
     qs_job *tix_left, *tix_right, *tix_up;
-    struct qs_job_ck *ck;     /* the incremental checker's record of it
-                                 (below); NULL until the checker is on */
 };
+
+/* The first of a job's index fields (above): a new job is zeroed up to
+ * it. */
+#define QSI_JOB_INDEXED offsetof(qs_job, cix_up)
 
 /* What the incremental checker (check_changes.c) keeps of a job: as for
  * an entry (qs_entry_ck), its epoch and place in the touched set; what it
@@ -757,7 +770,10 @@ static inline void qsi_zero(void *p, size_t n)
 /* qsi_pool_get for a pool whose object size the caller knows at compile
  * time (size == p->size): the zeroing is then inlined by the compiler,
  * not a call of memset with a size read at run time (issue 16: entries
- * and peers, two of them per recipient group, in every run). */
+ * and peers, two of them per recipient group, in every run).  A smaller
+ * size zeroes only the object's first size bytes when it is reused (the
+ * caller sets the rest itself before reading it: a job's index fields);
+ * a new object is zeroed whole. */
 static inline void *qsi_pool_get_sized(qs_pool *p, size_t size)
 {
     void *obj = p->head;

@@ -234,7 +234,7 @@ int qsi_arrive_measured(qs_sched *s, const char *msgid,
         }
         m->groups = (qs_mgroup *)(m + 1);
         str = (char *)(m->groups + ngroups);
-        m->id_len = idlen;
+        m->id_len = (uint32_t)idlen;
         if (idlen < sizeof m->id_short) {
             /* a short id in the message's first bytes, beside the
              * pointer every trace line of it reads first (zeroed: its

@@ -464,7 +464,8 @@ typedef struct qs_mgroup {
  */
 struct qs_message {
     char *id;
-    size_t id_len;            /* strlen(id), for the trace */
+    uint32_t id_len;          /* strlen(id), for the trace (at most 64) */
+    int pool_class;           /* the msg_pool it came from, or -1 */
     char id_short[16];        /* the id when under 16 bytes (id points
                                  here; else after the groups): on the
                                  line of the pointer, which a trace line
@@ -507,7 +508,6 @@ struct qs_message {
     int ck_active, ck_in;
     uint64_t id_hash;         /* qs_map_hash(id, 0): its key in the
                                  scheduler's map, hashed once (issue 16) */
-    int pool_class;           /* the msg_pool it came from, or -1 */
     /* the groups and every string above follow in the same allocation */
 };
 
